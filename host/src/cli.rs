@@ -1,0 +1,182 @@
+//! The `quire` command line: `serve`, `worker`, `convert`, `plugins`.
+//!
+//! `convert` and `plugins` run the library pipeline in this process; `serve` and `worker` hand
+//! over to the service module.
+
+use crate::config::Config;
+use crate::pipeline::{ConvertControl, ConvertRequest, Engine, OutputFormat};
+use crate::registry::Registry;
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "quire",
+    version,
+    about = "Document conversion to Markdown and structured JSON"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the HTTP API with an in-process worker pool.
+    Serve,
+    /// Run workers only, against a shared Redis (`REDIS_URL`) and shared storage.
+    Worker,
+    /// Convert one file and write the result to stdout or a file.
+    Convert(ConvertArgs),
+    /// List the registered converters and OCR providers with their readiness.
+    Plugins {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Internal: run one isolated conversion for the service (not for direct use).
+    #[command(hide = true, name = "__convert-child")]
+    ConvertChild,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum FormatArg {
+    Md,
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ConvertArgs {
+    /// The document to convert.
+    pub file: PathBuf,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value = "md")]
+    pub format: FormatArg,
+    /// Read images and scanned pages with OCR.
+    #[arg(long)]
+    pub ocr: bool,
+    /// OCR provider: provider_one (Tesseract), provider_two (PP-OCR), provider_three (AI vision).
+    #[arg(long, default_value = "provider_one")]
+    pub ocr_provider: String,
+    /// Write the result here instead of stdout.
+    #[arg(long, short = 'o')]
+    pub output: Option<PathBuf>,
+}
+
+/// Builds the engine from configuration (config.toml and environment) over every plugin.
+pub fn engine(config: &Config) -> anyhow::Result<Engine> {
+    let registry = Registry::from_inventory()?;
+    Ok(Engine::new(registry, config.plugin_config()))
+}
+
+/// `quire convert`.
+pub fn convert(args: &ConvertArgs, config: &Config) -> anyhow::Result<i32> {
+    let engine = engine(config)?;
+    let bytes = match std::fs::read(&args.file) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("quire: cannot read {}: {e}", args.file.display());
+            return Ok(2);
+        }
+    };
+    let file_name = args
+        .file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let format = match args.format {
+        FormatArg::Md => OutputFormat::Markdown,
+        FormatArg::Json => OutputFormat::Json,
+    };
+    let request = ConvertRequest {
+        bytes: &bytes,
+        file_name: &file_name,
+        format,
+        ocr_provider: args.ocr.then_some(args.ocr_provider.as_str()),
+    };
+    let show_progress = std::io::stderr().is_terminal();
+    let mut bar = |done: u64, total: u64| {
+        if show_progress && total > 1 {
+            let width = 30;
+            let filled = (done * width / total.max(1)) as usize;
+            eprint!(
+                "\r[{}{}] {done}/{total}",
+                "#".repeat(filled),
+                " ".repeat(width as usize - filled)
+            );
+            let _ = std::io::stderr().flush();
+        }
+    };
+    let mut control = ConvertControl {
+        progress: Some(&mut bar),
+        ..ConvertControl::default()
+    };
+    let result = engine.convert(&request, &mut control);
+    if show_progress {
+        eprint!("\r\x1b[K");
+    }
+    match result {
+        Ok(outcome) => {
+            match &args.output {
+                Some(path) => std::fs::write(path, &outcome.output)?,
+                None => std::io::stdout().write_all(&outcome.output)?,
+            }
+            if let Some(w) = outcome.metadata.get("warnings").and_then(|w| w.as_array()) {
+                for warning in w {
+                    eprintln!("quire: warning: {}", warning.as_str().unwrap_or_default());
+                }
+            }
+            Ok(0)
+        }
+        Err(e) => {
+            eprintln!("quire: {}", e.message());
+            Ok(1)
+        }
+    }
+}
+
+/// `quire plugins`.
+pub fn plugins(json: bool, config: &Config) -> anyhow::Result<i32> {
+    let registry = Registry::from_inventory()?;
+    let readiness = registry.ocr_readiness(&config.plugin_config());
+    if json {
+        let converters: Vec<_> = registry
+            .converters()
+            .iter()
+            .map(|d| {
+                serde_json::json!({
+                    "id": d.id, "name": d.name, "crate": d.crate_name,
+                    "mime_types": d.mime_types, "extensions": d.extensions,
+                })
+            })
+            .collect();
+        let providers: Vec<_> = crate::registry::OCR_PROVIDER_IDS
+            .iter()
+            .map(|id| {
+                let r = &readiness[*id];
+                let built = registry.ocr_provider(id).ok();
+                serde_json::json!({
+                    "id": id, "name": built.map(|p| p.name), "built_in": built.is_some(),
+                    "ready": r.ready, "detail": r.detail,
+                })
+            })
+            .collect();
+        let out = serde_json::json!({"converters": converters, "ocr_providers": providers});
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(0);
+    }
+    println!("Converters:");
+    for d in registry.converters() {
+        println!("  {:<12} {:<28} {}", d.id, d.name, d.extensions.join(", "));
+        println!("  {:<12} {}", "", d.mime_types.join(", "));
+    }
+    println!("OCR providers:");
+    for id in crate::registry::OCR_PROVIDER_IDS {
+        let r = &readiness[id];
+        let name = registry.ocr_provider(id).map(|p| p.name).unwrap_or("-");
+        let state = if r.ready { "ready" } else { "not ready" };
+        println!("  {id:<15} {name:<40} {state}: {}", r.detail);
+    }
+    Ok(0)
+}

@@ -1,0 +1,625 @@
+//! Document model → the interface's JSON shapes (`multi_page_document`, `presentation`,
+//! `spreadsheet`, `structured_document`) and decisions.md's `image` and `structured_data`.
+//! The shapes are published as JSON Schemas in `host/schemas/` and every test output is
+//! validated against them.
+
+use super::{fold, markdown, plain_blocks, plain_inlines, title, ImageMode, RenderOptions};
+use base64::Engine as _;
+use quire_plugin_api::text::word_count;
+use quire_plugin_api::{Block, Document, DocumentKind, Grid, Inline, Part};
+use serde_json::{json, Map, Value};
+
+/// Builds the JSON value for a document.
+pub fn document(doc: &Document, file_name: &str, opts: &RenderOptions) -> Value {
+    let mut metadata = kind_metadata(doc);
+    if let Value::Object(m) = &mut metadata {
+        for (k, v) in &doc.metadata.extra {
+            m.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        for (k, v) in [
+            ("title", &doc.metadata.title),
+            ("subject", &doc.metadata.subject),
+            ("modified", &doc.metadata.modified),
+        ] {
+            if let Some(v) = v {
+                m.entry(k).or_insert_with(|| json!(v));
+            }
+        }
+    }
+    let content = match doc.kind {
+        DocumentKind::Paged => paged(doc),
+        DocumentKind::Presentation => presentation(doc),
+        DocumentKind::Spreadsheet => spreadsheet(doc, opts),
+        DocumentKind::Flowing => structured_document(doc),
+        DocumentKind::Image => image(doc),
+        DocumentKind::StructuredData => json!({
+            "type": "structured_data",
+            "data": doc.data.clone().unwrap_or(Value::Null),
+        }),
+    };
+    let mut out = json!({
+        "document": {
+            "filename": file_name,
+            "title": title(doc, file_name),
+            "type": doc.type_label,
+            "metadata": metadata,
+        },
+        "content": content,
+    });
+    let images: Map<String, Value> = doc
+        .images()
+        .into_iter()
+        .filter(|img| img.skipped.is_none() && !img.data.is_empty())
+        .map(|img| {
+            (
+                img.name.clone(),
+                Value::String(base64::engine::general_purpose::STANDARD.encode(&img.data)),
+            )
+        })
+        .collect();
+    if !images.is_empty() {
+        out["images"] = Value::Object(images);
+    }
+    out
+}
+
+fn opt(v: &Option<String>) -> Value {
+    v.as_ref().map_or(Value::Null, |s| Value::String(s.clone()))
+}
+
+fn kind_metadata(doc: &Document) -> Value {
+    let m = &doc.metadata;
+    match doc.kind {
+        DocumentKind::Paged => json!({
+            "num_pages": doc.parts.len(),
+            "author": opt(&m.author),
+            "created": opt(&m.created),
+        }),
+        DocumentKind::Presentation => json!({
+            "num_slides": doc.parts.len(),
+            "slide_width": m.slide_width,
+            "slide_height": m.slide_height,
+            "author": opt(&m.author),
+            "created": opt(&m.created),
+        }),
+        DocumentKind::Spreadsheet => json!({
+            "num_sheets": doc.parts.len(),
+            "sheet_names": sheet_names(doc),
+            "author": opt(&m.author),
+            "created": opt(&m.created),
+        }),
+        DocumentKind::Flowing => json!({
+            "author": opt(&m.author),
+            "created": opt(&m.created),
+            "num_paragraphs": doc.parts.iter().map(|p| count_paragraphs(&p.blocks)).sum::<usize>(),
+        }),
+        DocumentKind::Image => {
+            let s = doc.image.as_ref();
+            json!({
+                "width": s.map(|s| s.width),
+                "height": s.map(|s| s.height),
+                "format": s.map(|s| s.format.clone()),
+            })
+        }
+        DocumentKind::StructuredData => json!({}),
+    }
+}
+
+fn sheet_names(doc: &Document) -> Vec<String> {
+    doc.parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| p.name.clone().unwrap_or_else(|| format!("Sheet{}", i + 1)))
+        .collect()
+}
+
+fn count_paragraphs(blocks: &[Block]) -> usize {
+    blocks
+        .iter()
+        .map(|b| match b {
+            Block::Paragraph(c) => usize::from(!fold(&plain_inlines(c)).is_empty()),
+            Block::List(l) => l.items.iter().map(|i| count_paragraphs(&i.blocks)).sum(),
+            Block::Quote(inner) | Block::Note { blocks: inner, .. } => count_paragraphs(inner),
+            _ => 0,
+        })
+        .sum()
+}
+
+fn part_text(part: &Part) -> String {
+    let mut text = markdown::blocks(&part.blocks, ImageMode::Reference);
+    if !part.notes.is_empty() {
+        text.push_str("\n\n### Notes\n\n");
+        text.push_str(&markdown::blocks(&part.notes, ImageMode::Reference));
+    }
+    text
+}
+
+fn paged(doc: &Document) -> Value {
+    let pages: Vec<Value> = doc
+        .parts
+        .iter()
+        .map(|p| {
+            let text = part_text(p);
+            json!({"page_number": p.number, "text": text, "word_count": word_count(&text)})
+        })
+        .collect();
+    json!({"type": "multi_page_document", "total_pages": pages.len(), "pages": pages})
+}
+
+fn presentation(doc: &Document) -> Value {
+    let slides: Vec<Value> = doc
+        .parts
+        .iter()
+        .map(|p| {
+            let mut elements = Vec::new();
+            slide_elements(&p.blocks, 0, &mut elements);
+            let slide_title = p.blocks.iter().find_map(|b| match b {
+                Block::Heading { content, .. } => Some(fold(&plain_inlines(content))),
+                _ => None,
+            });
+            let notes = markdown::blocks(&p.notes, ImageMode::Reference);
+            let mut slide = json!({
+                "slide_number": p.number,
+                "title": slide_title,
+                "text": markdown::blocks(&p.blocks, ImageMode::Reference),
+                "summary": summary(&p.blocks),
+                "elements": elements,
+            });
+            if !notes.is_empty() {
+                slide["notes"] = Value::String(notes);
+            }
+            slide
+        })
+        .collect();
+    json!({"type": "presentation", "total_slides": slides.len(), "slides": slides})
+}
+
+/// A one-line summary: the slide's text folded and cut at a word boundary near 200 characters.
+fn summary(blocks: &[Block]) -> String {
+    let text = fold(&plain_blocks(blocks));
+    if text.chars().count() <= 200 {
+        return text;
+    }
+    let cut: String = text.chars().take(200).collect();
+    let cut = match cut.rfind(' ') {
+        Some(i) if i > 100 => &cut[..i],
+        _ => &cut,
+    };
+    format!("{}…", cut.trim_end_matches([',', ';', ':', ' ']))
+}
+
+fn slide_elements(blocks: &[Block], level: usize, out: &mut Vec<Value>) {
+    for block in blocks {
+        match block {
+            Block::Heading { content, level: l } => out.push(json!({
+                "type": "heading", "text": fold(&plain_inlines(content)), "level": l,
+            })),
+            Block::Paragraph(content) => {
+                let text = fold(&plain_inlines(content));
+                if !text.is_empty() {
+                    if level > 0 {
+                        out.push(json!({"type": "bullet_point", "text": text, "level": level}));
+                    } else {
+                        out.push(json!({"type": "text", "text": text}));
+                    }
+                }
+            }
+            Block::List(list) => {
+                for item in &list.items {
+                    slide_elements(&item.blocks, level + 1, out);
+                }
+            }
+            Block::Table(table) => {
+                for (i, row) in table.rows.iter().enumerate() {
+                    let cells: Vec<String> = row
+                        .iter()
+                        .map(|c| fold(&plain_inlines(&c.content)))
+                        .collect();
+                    out.push(json!({"type": "table_row", "cells": cells, "header": i < table.header_rows}));
+                }
+            }
+            Block::Grid(grid) => {
+                for (i, row) in grid.iter_rows().enumerate() {
+                    let cells: Vec<&str> = row.collect();
+                    out.push(json!({"type": "table_row", "cells": cells, "header": i == 0}));
+                }
+            }
+            Block::Code { text, .. } => out.push(json!({"type": "text", "text": text})),
+            Block::Quote(inner) | Block::Note { blocks: inner, .. } => {
+                slide_elements(inner, level, out)
+            }
+            Block::Image(_) | Block::Rule => {}
+        }
+    }
+}
+
+fn spreadsheet(doc: &Document, opts: &RenderOptions) -> Value {
+    let names = sheet_names(doc);
+    let sheets: Vec<Value> = doc
+        .parts
+        .iter()
+        .zip(&names)
+        .map(|(part, name)| {
+            let grid = part.blocks.iter().find_map(|b| match b {
+                Block::Grid(g) => Some(g),
+                _ => None,
+            });
+            sheet(name, grid, opts.sample_rows)
+        })
+        .collect();
+    json!({
+        "type": "spreadsheet",
+        "total_sheets": sheets.len(),
+        "sheet_names": names,
+        "sheets": sheets,
+    })
+}
+
+/// Header names for the key-value maps: empty ones become `Column N`, repeats get a suffix.
+fn header_names(grid: &Grid) -> Vec<String> {
+    let columns = grid.columns();
+    let mut raw: Vec<String> = grid.row(0).map(|s| s.trim().to_owned()).collect();
+    raw.resize(columns, String::new());
+    let mut seen = std::collections::HashMap::<String, usize>::new();
+    raw.into_iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let h = if h.is_empty() {
+                format!("Column {}", i + 1)
+            } else {
+                h
+            };
+            let n = seen.entry(h.clone()).or_insert(0);
+            *n += 1;
+            if *n == 1 {
+                h
+            } else {
+                format!("{h}_{n}")
+            }
+        })
+        .collect()
+}
+
+fn sheet(name: &str, grid: Option<&Grid>, sample_rows: usize) -> Value {
+    let Some(grid) = grid.filter(|g| !g.is_empty() && g.columns() > 0) else {
+        return json!({
+            "sheet_name": name, "row_count": 0, "column_count": 0, "headers": [],
+            "has_data": false, "sample_data": [], "rows": [{"type": "empty"}],
+        });
+    };
+    let columns = grid.columns();
+    let headers = header_names(grid);
+    let padded = |i: usize| -> Vec<String> {
+        let mut cells: Vec<String> = grid.row(i).map(str::to_owned).collect();
+        cells.resize(columns, String::new());
+        cells
+    };
+    let mut rows = Vec::with_capacity(grid.rows());
+    rows.push(json!({"type": "header", "cells": padded(0)}));
+    let mut sample = Vec::new();
+    for i in 1..grid.rows() {
+        let cells = padded(i);
+        if cells.iter().all(|c| c.trim().is_empty()) {
+            rows.push(json!({"type": "empty", "row_number": i}));
+            continue;
+        }
+        if sample.len() < sample_rows {
+            sample.push(cells.clone());
+        }
+        let values: Map<String, Value> = headers
+            .iter()
+            .zip(&cells)
+            .map(|(h, c)| (h.clone(), Value::String(c.clone())))
+            .collect();
+        rows.push(json!({"type": "data", "row_number": i, "cells": cells, "values": values}));
+    }
+    let row_count = grid.rows() - 1;
+    json!({
+        "sheet_name": name,
+        "row_count": row_count,
+        "column_count": columns,
+        "headers": headers,
+        "has_data": row_count > 0,
+        "sample_data": sample,
+        "rows": rows,
+    })
+}
+
+struct Section<'a> {
+    heading: String,
+    level: u8,
+    blocks: Vec<&'a Block>,
+}
+
+fn structured_document(doc: &Document) -> Value {
+    let mut sections: Vec<Section<'_>> = Vec::new();
+    let mut current = Section {
+        heading: String::new(),
+        level: 0,
+        blocks: Vec::new(),
+    };
+    for part in &doc.parts {
+        for block in &part.blocks {
+            if let Block::Heading { level, content } = block {
+                let heading = fold(&plain_inlines(content));
+                if !heading.is_empty() {
+                    let done = std::mem::replace(
+                        &mut current,
+                        Section {
+                            heading,
+                            level: *level,
+                            blocks: Vec::new(),
+                        },
+                    );
+                    if !done.heading.is_empty() || !done.blocks.is_empty() {
+                        sections.push(done);
+                    }
+                    continue;
+                }
+            }
+            current.blocks.push(block);
+        }
+    }
+    if !current.heading.is_empty() || !current.blocks.is_empty() {
+        sections.push(current);
+    }
+    let sections: Vec<Value> = sections
+        .into_iter()
+        .map(|s| {
+            let owned: Vec<Block> = s.blocks.iter().map(|b| (*b).clone()).collect();
+            let content = markdown::blocks(&owned, ImageMode::Reference);
+            let stats = formatting(&owned);
+            json!({
+                "heading": s.heading,
+                "level": s.level,
+                "content": content,
+                "metadata": {
+                    "word_count": word_count(&plain_blocks(&owned)),
+                    "paragraphs": count_paragraphs(&owned),
+                    "lists": stats.lists,
+                    "tables": stats.tables,
+                    "images": stats.images,
+                    "code_blocks": stats.code,
+                    "has_bold": stats.bold,
+                    "has_italic": stats.italic,
+                    "has_links": stats.links,
+                },
+            })
+        })
+        .collect();
+    json!({"type": "structured_document", "total_sections": sections.len(), "sections": sections})
+}
+
+#[derive(Default)]
+struct Formatting {
+    lists: usize,
+    tables: usize,
+    images: usize,
+    code: usize,
+    bold: bool,
+    italic: bool,
+    links: bool,
+}
+
+fn formatting(blocks: &[Block]) -> Formatting {
+    fn inl(content: &[Inline], f: &mut Formatting) {
+        for i in content {
+            match i {
+                Inline::Text { style, .. } => {
+                    f.bold |= style.bold;
+                    f.italic |= style.italic;
+                }
+                Inline::Link { content, .. } => {
+                    f.links = true;
+                    inl(content, f);
+                }
+                Inline::Image(_) => f.images += 1,
+                _ => {}
+            }
+        }
+    }
+    fn walk(blocks: &[Block], f: &mut Formatting) {
+        for b in blocks {
+            match b {
+                Block::Heading { content, .. } | Block::Paragraph(content) => inl(content, f),
+                Block::List(l) => {
+                    f.lists += 1;
+                    for item in &l.items {
+                        walk(&item.blocks, f);
+                    }
+                }
+                Block::Table(t) => {
+                    f.tables += 1;
+                    for row in &t.rows {
+                        for c in row {
+                            inl(&c.content, f);
+                        }
+                    }
+                }
+                Block::Grid(_) => f.tables += 1,
+                Block::Image(_) => f.images += 1,
+                Block::Code { .. } => f.code += 1,
+                Block::Quote(inner) | Block::Note { blocks: inner, .. } => walk(inner, f),
+                Block::Rule => {}
+            }
+        }
+    }
+    let mut f = Formatting::default();
+    walk(blocks, &mut f);
+    f
+}
+
+fn image(doc: &Document) -> Value {
+    let s = doc.image.as_ref();
+    let text = doc
+        .parts
+        .iter()
+        .map(part_text)
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    json!({
+        "type": "image",
+        "width": s.map_or(0, |s| s.width),
+        "height": s.map_or(0, |s| s.height),
+        "format": s.map_or("", |s| s.format.as_str()),
+        "frames": s.map_or(doc.parts.len() as u32, |s| s.frames),
+        "ocr_text": s.and_then(|s| s.ocr_text.clone()),
+        "ocr_provider": s.and_then(|s| s.ocr_provider.clone()),
+        "text": text,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quire_plugin_api::{Cell, Image, ImageSummary, List, ListItem, Style, Table};
+
+    fn validate(value: &Value) {
+        let kind = value["content"]["type"].as_str().unwrap();
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schemas/");
+        let schema: Value =
+            serde_json::from_str(&std::fs::read_to_string(format!("{path}{kind}.json")).unwrap())
+                .unwrap();
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(value)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{kind}: {errors:?}\n{value:#}");
+    }
+
+    fn render(doc: &Document) -> Value {
+        let v = document(doc, "My File (1).docx", &RenderOptions { sample_rows: 2 });
+        validate(&v);
+        v
+    }
+
+    #[test]
+    fn structured_document_splits_sections_by_heading() {
+        let mut doc = Document::new(DocumentKind::Flowing, "Word Document");
+        doc.metadata.author = Some("Ann".into());
+        let mut part = Part::section();
+        part.blocks = vec![
+            Block::text("preamble"),
+            Block::heading(1, "Intro"),
+            Block::Paragraph(vec![Inline::styled("bold words here", Style::BOLD)]),
+            Block::List(List {
+                ordered: false,
+                start: 1,
+                items: vec![ListItem {
+                    blocks: vec![Block::text("item")],
+                    checked: None,
+                }],
+            }),
+            Block::heading(2, "Next"),
+            Block::Image(Image::new("a.png", "image/png", vec![1, 2])),
+        ];
+        doc.parts.push(part);
+        let v = render(&doc);
+        assert_eq!(v["document"]["title"], "Intro");
+        assert_eq!(v["document"]["type"], "Word Document");
+        assert_eq!(v["document"]["metadata"]["author"], "Ann");
+        assert_eq!(v["document"]["metadata"]["num_paragraphs"], 3);
+        let s = &v["content"]["sections"];
+        assert_eq!(v["content"]["total_sections"], 3);
+        assert_eq!(s[0]["heading"], "");
+        assert_eq!(s[1]["heading"], "Intro");
+        assert_eq!(s[1]["content"], "**bold words here**\n\n- item");
+        assert_eq!(s[1]["metadata"]["word_count"], 4);
+        assert_eq!(s[1]["metadata"]["has_bold"], true);
+        assert_eq!(s[2]["content"], "![a.png](a.png)");
+        assert_eq!(v["images"]["a.png"], "AQI=");
+    }
+
+    #[test]
+    fn spreadsheet_rows_headers_and_samples() {
+        let mut doc = Document::new(DocumentKind::Spreadsheet, "Excel Workbook");
+        let mut grid = Grid::new();
+        grid.push_row(["Name", "", "Name"]);
+        grid.push_row(["a", "1", "x"]);
+        grid.push_row(["", "", ""]);
+        grid.push_row(["b", "2"]);
+        grid.push_row(["c", "3", "z"]);
+        let mut sheet = Part::sheet(1, "Data");
+        sheet.blocks.push(Block::Grid(grid));
+        doc.parts.push(sheet);
+        doc.parts.push(Part::sheet(2, "Empty"));
+        let v = render(&doc);
+        assert_eq!(
+            v["document"]["metadata"]["sheet_names"],
+            json!(["Data", "Empty"])
+        );
+        let s = &v["content"]["sheets"][0];
+        assert_eq!(s["headers"], json!(["Name", "Column 2", "Name_2"]));
+        assert_eq!(s["row_count"], 4);
+        assert_eq!(s["column_count"], 3);
+        assert_eq!(s["sample_data"], json!([["a", "1", "x"], ["b", "2", ""]]));
+        assert_eq!(s["rows"][2], json!({"type": "empty", "row_number": 2}));
+        assert_eq!(s["rows"][3]["values"]["Column 2"], "2");
+        let e = &v["content"]["sheets"][1];
+        assert_eq!(e["has_data"], false);
+        assert_eq!(e["rows"], json!([{"type": "empty"}]));
+    }
+
+    #[test]
+    fn pages_slides_images_and_data() {
+        let mut pdf = Document::new(DocumentKind::Paged, "PDF Document");
+        let mut p = Part::page(1);
+        p.blocks.push(Block::text("one two three"));
+        pdf.parts.push(p);
+        let v = render(&pdf);
+        assert_eq!(v["content"]["pages"][0]["word_count"], 3);
+        assert_eq!(v["document"]["metadata"]["num_pages"], 1);
+        assert_eq!(v["document"]["title"], "My File (1)");
+
+        let mut deck = Document::new(DocumentKind::Presentation, "PowerPoint Presentation");
+        deck.metadata.slide_width = Some(9_144_000);
+        deck.metadata.slide_height = Some(6_858_000);
+        let mut s = Part::slide(1);
+        s.blocks.push(Block::heading(2, "Title"));
+        s.blocks.push(Block::List(List {
+            ordered: false,
+            start: 1,
+            items: vec![ListItem {
+                blocks: vec![Block::text("point")],
+                checked: None,
+            }],
+        }));
+        s.blocks.push(Block::Table(Table {
+            header_rows: 1,
+            rows: vec![vec![Cell::text("h")], vec![Cell::text("v")]],
+        }));
+        s.notes.push(Block::text("notes"));
+        deck.parts.push(s);
+        let v = render(&deck);
+        let slide = &v["content"]["slides"][0];
+        assert_eq!(slide["title"], "Title");
+        assert_eq!(slide["summary"], "Title point h v");
+        let kinds: Vec<&str> = slide["elements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["type"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["heading", "bullet_point", "table_row", "table_row"]);
+        assert_eq!(slide["notes"], "notes");
+
+        let mut img = Document::new(DocumentKind::Image, "Image");
+        img.image = Some(ImageSummary {
+            width: 10,
+            height: 5,
+            format: "png".into(),
+            frames: 1,
+            ocr_text: Some("hi".into()),
+            ocr_provider: Some("provider_one".into()),
+        });
+        img.parts.push(Part::section());
+        let v = render(&img);
+        assert_eq!(v["content"]["ocr_text"], "hi");
+
+        let mut data = Document::new(DocumentKind::StructuredData, "JSON Document");
+        data.data = Some(json!({"a": [1, 2]}));
+        let v = render(&data);
+        assert_eq!(v["content"]["data"]["a"][1], 2);
+    }
+}

@@ -1,0 +1,553 @@
+//! The HTTP API (axum): routes, handlers and the middleware around them.
+
+use super::errors::{detail, ApiError, ErrorDetail, ValidationErrors};
+use super::job::{download_name, timestamp, Job, JobSpec, JobView};
+use super::upload::{read_form, OcrPolicy};
+use super::{openapi, retention, worker, Shared};
+use axum::body::Body;
+use axum::extract::{FromRequest, Multipart, Path, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use chrono::Utc;
+use futures::FutureExt;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+use tower_http::cors::{AllowOrigin, Any, CorsLayer};
+
+/// The whole application.
+pub fn router(shared: Arc<Shared>) -> Router {
+    let prefix = shared.config.api_prefix.clone();
+    let api = Router::new()
+        .route(
+            "/jobs",
+            post(create_job).layer(axum::extract::DefaultBodyLimit::disable()),
+        )
+        .route("/jobs/{job_id}", get(get_job).delete(delete_job))
+        .route("/jobs/{job_id}/result", get(get_result))
+        .route("/health", get(health))
+        .route("/ready", get(ready))
+        .route("/formats", get(formats))
+        .route("/openapi.json", get(openapi::openapi_json));
+    Router::new()
+        .nest(&prefix, api)
+        .route("/docs", get(openapi::docs_page))
+        .route("/metrics", get(metrics))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(shared.clone(), observe))
+        .layer(cors(&shared.config))
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .with_state(shared)
+}
+
+fn cors(config: &crate::config::Config) -> CorsLayer {
+    let layer = CorsLayer::new()
+        .allow_methods([Method::GET, Method::POST, Method::DELETE, Method::OPTIONS])
+        .allow_headers(Any)
+        .expose_headers([header::LOCATION, header::CONTENT_DISPOSITION])
+        .max_age(Duration::from_secs(600));
+    match config.allowed_origin_list() {
+        None => layer.allow_origin(Any),
+        Some(list) => {
+            let values: Vec<HeaderValue> = list
+                .iter()
+                .filter_map(|o| HeaderValue::from_str(o.trim_end_matches('/')).ok())
+                .collect();
+            layer.allow_origin(AllowOrigin::list(values))
+        }
+    }
+}
+
+/// Panics become a plain 500 (the cause is logged); every answer is counted.
+async fn observe(State(shared): State<Arc<Shared>>, req: Request, next: Next) -> Response {
+    let response = match AssertUnwindSafe(next.run(req)).catch_unwind().await {
+        Ok(r) => r,
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            ApiError::Internal(format!("handler panicked: {what}")).into_response()
+        }
+    };
+    shared.metrics.http_response(response.status().as_u16());
+    response
+}
+
+async fn not_found() -> Response {
+    detail(StatusCode::NOT_FOUND, "Not Found")
+}
+
+async fn method_not_allowed() -> Response {
+    detail(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed")
+}
+
+/// The multipart form of `POST /api/v1/jobs` (for the OpenAPI document).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct CreateJobForm {
+    /// The document to convert.
+    #[schema(value_type = String, format = Binary)]
+    file: Vec<u8>,
+    /// `md` or `json`.
+    output_format: String,
+    /// A http(s) URL that receives the completion notification.
+    webhook_url: Option<String>,
+    /// true/false, 1/0, yes/no, on/off. Default false.
+    use_ocr: Option<bool>,
+    /// provider_one (default), provider_two or provider_three.
+    ocr_provider: Option<String>,
+}
+
+#[utoipa::path(post, path = "/api/v1/jobs", tag = "jobs",
+    request_body(content = CreateJobForm, content_type = "multipart/form-data"),
+    responses(
+        (status = 202, description = "Job created; `Location` names it", body = JobView),
+        (status = 413, description = "File over MAX_FILE_SIZE", body = ErrorDetail),
+        (status = 415, description = "Unsupported or undetectable file type", body = ErrorDetail),
+        (status = 422, description = "Missing or invalid field", body = ValidationErrors),
+    ))]
+pub async fn create_job(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    req: Request,
+) -> Result<Response, ApiError> {
+    let config = &shared.config;
+    let multipart = Multipart::from_request(req, &()).await.ok();
+    let id = uuid::Uuid::new_v4().to_string();
+    let part_path = config.upload_dir.join(format!("{id}.part"));
+    let built: Vec<&str> = shared
+        .registry
+        .ocr_providers()
+        .iter()
+        .map(|p| p.id)
+        .collect();
+    let policy = OcrPolicy {
+        built: &built,
+        provider_three_key: config.ocr_provider_three_api_key.is_some(),
+    };
+    let form = read_form(multipart, part_path, config.max_file_size, &policy).await?;
+    let path = form.file.path().to_path_buf();
+    let file_name = form.file_name.clone();
+    let detected =
+        tokio::task::spawn_blocking(move || crate::detect::detect_file(&path, &file_name))
+            .await
+            .map_err(ApiError::internal)??;
+    let summary = shared.registry.supported_summary();
+    let detected = match detected {
+        Ok(d) if shared.registry.supports(d.mime) => d,
+        Ok(d) => {
+            return Err(ApiError::Unsupported(format!(
+                "Unsupported file type: {} (its converter is not built into this server). Supported: {summary}",
+                d.label
+            )))
+        }
+        Err(e) => {
+            return Err(ApiError::Unsupported(format!(
+                "Unsupported file type: {}. Supported: {summary}",
+                e.what
+            )))
+        }
+    };
+    let now = Utc::now();
+    let base = base_url(config, &headers);
+    let spec = JobSpec {
+        id: id.clone(),
+        file_name: form.file_name,
+        output_format: form.output_format,
+        use_ocr: form.use_ocr,
+        ocr_provider: form.ocr_provider,
+        notify_url: form
+            .webhook_url
+            .clone()
+            .or_else(|| config.default_webhook_url.clone()),
+        webhook_url: form.webhook_url,
+        result_url: format!("{base}{}/jobs/{id}/result", config.api_prefix),
+        created_at: now,
+        input_bytes: form.size,
+        mime: detected.mime.to_string(),
+    };
+    let job = Job::new(spec);
+    form.file.keep(&worker::upload_path(&shared, &id)).await?;
+    if let Err(e) = shared.store.create(&job).await {
+        let _ = std::fs::remove_file(worker::upload_path(&shared, &id));
+        return Err(e.into());
+    }
+    shared.metrics.job_created();
+    shared.wake_workers.notify_one();
+    tracing::info!(job = %id, mime = detected.mime, bytes = job.spec.input_bytes, "job created");
+    let location = format!("{}/jobs/{id}", config.api_prefix);
+    Ok((
+        StatusCode::ACCEPTED,
+        [(header::LOCATION, location)],
+        Json(job.view()),
+    )
+        .into_response())
+}
+
+/// `PUBLIC_BASE_URL`, or the scheme and host of this request.
+fn base_url(config: &crate::config::Config, headers: &HeaderMap) -> String {
+    if let Some(base) = &config.public_base_url {
+        return base.trim_end_matches('/').to_string();
+    }
+    let header_text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| v.split(',').next().unwrap_or("").trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    let scheme = match header_text("x-forwarded-proto").as_deref() {
+        Some("https") => "https",
+        _ => "http",
+    };
+    let host = header_text("x-forwarded-host")
+        .or_else(|| header_text("host"))
+        .filter(|h| {
+            h.chars()
+                .all(|c| c.is_ascii_alphanumeric() || ".-:[]_".contains(c))
+        })
+        .unwrap_or_else(|| "localhost".into());
+    format!("{scheme}://{host}")
+}
+
+async fn load(shared: &Shared, id: &str) -> Result<Job, ApiError> {
+    if uuid::Uuid::parse_str(id).is_err() {
+        return Err(ApiError::NotFound("Job not found"));
+    }
+    shared
+        .store
+        .get(id)
+        .await?
+        .ok_or(ApiError::NotFound("Job not found"))
+}
+
+#[utoipa::path(get, path = "/api/v1/jobs/{job_id}", tag = "jobs",
+    params(("job_id" = String, Path, description = "Job id")),
+    responses((status = 200, body = JobView), (status = 404, body = ErrorDetail)))]
+pub async fn get_job(
+    State(shared): State<Arc<Shared>>,
+    Path(job_id): Path<String>,
+) -> Result<Json<JobView>, ApiError> {
+    Ok(Json(load(&shared, &job_id).await?.view()))
+}
+
+#[utoipa::path(delete, path = "/api/v1/jobs/{job_id}", tag = "jobs",
+    params(("job_id" = String, Path, description = "Job id")),
+    responses((status = 204, description = "Job and its files removed"), (status = 404, body = ErrorDetail)))]
+pub async fn delete_job(
+    State(shared): State<Arc<Shared>>,
+    Path(job_id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    if uuid::Uuid::parse_str(&job_id).is_err() {
+        return Err(ApiError::NotFound("Job not found"));
+    }
+    match shared.store.delete(&job_id).await? {
+        Some(_) => {
+            retention::remove_files(&shared, &job_id);
+            tracing::info!(job = %job_id, "job deleted");
+            Ok(StatusCode::NO_CONTENT)
+        }
+        None => Err(ApiError::NotFound("Job not found")),
+    }
+}
+
+#[utoipa::path(get, path = "/api/v1/jobs/{job_id}/result", tag = "jobs",
+    params(("job_id" = String, Path, description = "Job id")),
+    responses(
+        (status = 200, description = "The converted file", content_type = "text/markdown; charset=utf-8", body = String),
+        (status = 400, description = "Job not completed, or failed", body = ErrorDetail),
+        (status = 404, description = "Unknown job, or result file gone", body = ErrorDetail)))]
+pub async fn get_result(
+    State(shared): State<Arc<Shared>>,
+    Path(job_id): Path<String>,
+) -> Result<Response, ApiError> {
+    let job = load(&shared, &job_id).await?;
+    match job.state.status {
+        super::job::Status::Completed => {}
+        super::job::Status::Failed => {
+            return Err(ApiError::BadRequest(format!(
+                "Job failed: {}",
+                job.state
+                    .error_message
+                    .as_deref()
+                    .unwrap_or("unknown error")
+            )))
+        }
+        _ => return Err(ApiError::BadRequest("Job is not completed yet".into())),
+    }
+    let path = worker::output_path(&shared, &job);
+    let file = match tokio::fs::File::open(&path).await {
+        Ok(f) => f,
+        Err(_) => return Err(ApiError::NotFound("Result file not found")),
+    };
+    let len = file.metadata().await?.len();
+    let name = download_name(&job.spec.file_name, job.spec.output_format);
+    let body = Body::from_stream(tokio_util::io::ReaderStream::new(file));
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                job.spec.output_format.content_type().to_string(),
+            ),
+            (header::CONTENT_DISPOSITION, content_disposition(&name)),
+            (header::CONTENT_LENGTH, len.to_string()),
+        ],
+        body,
+    )
+        .into_response())
+}
+
+/// `attachment; filename="<ascii>"` plus `filename*=UTF-8''<percent-encoded>` when the name is
+/// not plain printable ASCII; quotes, backslashes and control characters never reach the
+/// quoted form.
+pub fn content_disposition(name: &str) -> String {
+    let plain = name
+        .chars()
+        .all(|c| (' '..='~').contains(&c) && c != '"' && c != '\\');
+    let fallback: String = name
+        .chars()
+        .map(|c| {
+            if (' '..='~').contains(&c) && c != '"' && c != '\\' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if plain {
+        format!("attachment; filename=\"{fallback}\"")
+    } else {
+        const SET: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+            .remove(b'-')
+            .remove(b'.')
+            .remove(b'_')
+            .remove(b'~');
+        let encoded = percent_encoding::utf8_percent_encode(name, SET);
+        format!("attachment; filename=\"{fallback}\"; filename*=UTF-8''{encoded}")
+    }
+}
+
+/// The health report.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Health {
+    /// `healthy`.
+    status: String,
+    timestamp: String,
+    version: String,
+    /// Seconds since start.
+    uptime: f64,
+}
+
+#[utoipa::path(get, path = "/api/v1/health", tag = "service", responses((status = 200, body = Health)))]
+pub async fn health(State(shared): State<Arc<Shared>>) -> Json<Health> {
+    Json(Health {
+        status: "healthy".into(),
+        timestamp: timestamp(Utc::now()),
+        version: env!("CARGO_PKG_VERSION").into(),
+        uptime: shared.started.elapsed().as_secs_f64(),
+    })
+}
+
+/// Dependency status.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Services {
+    store: bool,
+    worker: bool,
+    storage: bool,
+    /// provider id -> available.
+    ocr: BTreeMap<String, bool>,
+}
+
+/// The readiness report; 503 when `not ready`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Readiness {
+    /// `ready` or `not ready`.
+    status: String,
+    timestamp: String,
+    services: Services,
+}
+
+#[utoipa::path(get, path = "/api/v1/ready", tag = "service",
+    responses((status = 200, body = Readiness), (status = 503, description = "Not ready", body = Readiness)))]
+pub async fn ready(State(shared): State<Arc<Shared>>) -> Response {
+    let store = matches!(
+        tokio::time::timeout(Duration::from_secs(2), shared.store.ping()).await,
+        Ok(Ok(()))
+    );
+    let mut worker = shared.workers.load(Ordering::SeqCst) > 0;
+    if !worker && store {
+        let since = Utc::now().timestamp_millis() - 15_000;
+        worker = matches!(shared.store.live_workers(since).await, Ok(n) if n > 0);
+    }
+    let dirs = [
+        shared.config.upload_dir.clone(),
+        shared.config.output_dir.clone(),
+    ];
+    let min_free = shared.config.max_file_size;
+    let storage = tokio::task::spawn_blocking(move || dirs.iter().all(|d| storage_ok(d, min_free)))
+        .await
+        .unwrap_or(false);
+    let registry = shared.registry.clone();
+    let plugin_config = shared.config.plugin_config();
+    let ocr = tokio::task::spawn_blocking(move || {
+        registry
+            .ocr_readiness(&plugin_config)
+            .into_iter()
+            .map(|(id, r)| (id, r.ready))
+            .collect::<BTreeMap<String, bool>>()
+    })
+    .await
+    .unwrap_or_default();
+    let is_ready = store && worker && storage;
+    let body = Readiness {
+        status: if is_ready { "ready" } else { "not ready" }.into(),
+        timestamp: timestamp(Utc::now()),
+        services: Services {
+            store,
+            worker,
+            storage,
+            ocr,
+        },
+    };
+    let status = if is_ready {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (status, Json(body)).into_response()
+}
+
+/// A directory is usable: it exists, a file can be created in it, and it has room for one
+/// upload of the maximum size.
+fn storage_ok(dir: &std::path::Path, min_free: u64) -> bool {
+    let probe = dir.join(format!(".ready-{}", uuid::Uuid::new_v4()));
+    if std::fs::write(&probe, b"ok").is_err() {
+        return false;
+    }
+    let _ = std::fs::remove_file(&probe);
+    free_bytes(dir).is_none_or(|free| free >= min_free)
+}
+
+fn free_bytes(dir: &std::path::Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: `c` is a valid NUL-terminated path and `stat` a properly sized out-parameter.
+    unsafe {
+        let mut stat: libc::statvfs = std::mem::zeroed();
+        if libc::statvfs(c.as_ptr(), &mut stat) != 0 {
+            return None;
+        }
+        Some(stat.f_bavail as u64 * stat.f_frsize as u64)
+    }
+}
+
+/// One accepted input type.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct FormatEntry {
+    converter: String,
+    name: String,
+    mime_types: Vec<String>,
+    extensions: Vec<String>,
+}
+
+/// An OCR provider of this build.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct OcrEntry {
+    id: String,
+    name: String,
+    ready: bool,
+}
+
+/// What this server accepts and produces.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Formats {
+    input: Vec<FormatEntry>,
+    output: Vec<String>,
+    ocr_providers: Vec<OcrEntry>,
+    max_file_size: u64,
+}
+
+#[utoipa::path(get, path = "/api/v1/formats", tag = "service", responses((status = 200, body = Formats)))]
+pub async fn formats(State(shared): State<Arc<Shared>>) -> Json<Formats> {
+    let input = shared
+        .registry
+        .converters()
+        .iter()
+        .map(|d| FormatEntry {
+            converter: d.id.into(),
+            name: d.name.into(),
+            mime_types: d.mime_types.iter().map(|m| m.to_string()).collect(),
+            extensions: d.extensions.iter().map(|e| e.to_string()).collect(),
+        })
+        .collect();
+    let registry = shared.registry.clone();
+    let plugin_config = shared.config.plugin_config();
+    let ready = tokio::task::spawn_blocking(move || registry.ocr_readiness(&plugin_config))
+        .await
+        .unwrap_or_default();
+    let ocr_providers = shared
+        .registry
+        .ocr_providers()
+        .iter()
+        .map(|p| OcrEntry {
+            id: p.id.into(),
+            name: p.name.into(),
+            ready: ready.get(p.id).is_some_and(|r| r.ready),
+        })
+        .collect();
+    Json(Formats {
+        input,
+        output: vec!["md".into(), "json".into()],
+        ocr_providers,
+        max_file_size: shared.config.max_file_size,
+    })
+}
+
+async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
+    let depth = shared.store.queue_depth().await.ok();
+    let deliveries = shared.store.pending_deliveries().await.ok();
+    let text = shared.metrics.render(
+        depth,
+        deliveries,
+        shared.busy.load(Ordering::SeqCst),
+        shared.workers.load(Ordering::SeqCst),
+    );
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        text,
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::content_disposition;
+
+    #[test]
+    fn content_disposition_is_safe_for_any_name() {
+        assert_eq!(
+            content_disposition("Report (final).md"),
+            "attachment; filename=\"Report (final).md\""
+        );
+        assert_eq!(
+            content_disposition("a\"b\\c.md"),
+            "attachment; filename=\"a_b_c.md\"; filename*=UTF-8''a%22b%5Cc.md"
+        );
+        assert_eq!(
+            content_disposition("Übersicht.md"),
+            "attachment; filename=\"_bersicht.md\"; filename*=UTF-8''%C3%9Cbersicht.md"
+        );
+    }
+}

@@ -1,0 +1,147 @@
+//! Every error answer of the API, in the interface's shapes: `{"detail": "..."}`, or for 422
+//! the FastAPI-style `{"detail": [{"loc", "msg", "type"}]}`.
+//!
+//! Causes of 500s go to the log, never to the client.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// `{"detail": "..."}`.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ErrorDetail {
+    pub detail: String,
+}
+
+/// One invalid field of a 422 answer.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct FieldError {
+    /// Where: `["body", "<field>"]`.
+    #[schema(value_type = Vec<String>)]
+    pub loc: Vec<Value>,
+    pub msg: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub input: Option<Value>,
+}
+
+impl FieldError {
+    pub fn new(
+        field: &str,
+        kind: &str,
+        msg: impl Into<String>,
+        input: Option<Value>,
+    ) -> FieldError {
+        FieldError {
+            loc: vec![json!("body"), json!(field)],
+            msg: msg.into(),
+            kind: kind.into(),
+            input,
+        }
+    }
+
+    pub fn missing(field: &str) -> FieldError {
+        FieldError::new(field, "missing", "Field required", Some(Value::Null))
+    }
+}
+
+/// `{"detail": [FieldError...]}`.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ValidationErrors {
+    pub detail: Vec<FieldError>,
+}
+
+#[derive(Debug)]
+pub enum ApiError {
+    /// 404 with this text.
+    NotFound(&'static str),
+    /// 400 with this text.
+    BadRequest(String),
+    /// 413; the configured maximum in bytes.
+    TooLarge(u64),
+    /// 415 with the full text.
+    Unsupported(String),
+    /// 422.
+    Invalid(Vec<FieldError>),
+    /// 500; the cause is logged here.
+    Internal(String),
+}
+
+impl ApiError {
+    pub fn internal(cause: impl std::fmt::Display) -> ApiError {
+        ApiError::Internal(cause.to_string())
+    }
+}
+
+impl From<super::store::StoreError> for ApiError {
+    fn from(e: super::store::StoreError) -> Self {
+        ApiError::Internal(e.to_string())
+    }
+}
+
+impl From<std::io::Error> for ApiError {
+    fn from(e: std::io::Error) -> Self {
+        ApiError::Internal(format!("i/o: {e}"))
+    }
+}
+
+/// "100MB" for the default; the number follows `MAX_FILE_SIZE`.
+pub fn size_text(bytes: u64) -> String {
+    const MB: u64 = 1024 * 1024;
+    if bytes % MB == 0 {
+        format!("{}MB", bytes / MB)
+    } else if bytes >= MB {
+        format!("{:.1}MB", bytes as f64 / MB as f64)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+pub fn detail(status: StatusCode, text: impl Into<String>) -> Response {
+    (
+        status,
+        Json(ErrorDetail {
+            detail: text.into(),
+        }),
+    )
+        .into_response()
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        match self {
+            ApiError::NotFound(text) => detail(StatusCode::NOT_FOUND, text),
+            ApiError::BadRequest(text) => detail(StatusCode::BAD_REQUEST, text),
+            ApiError::TooLarge(max) => detail(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("File too large. Maximum size is {}", size_text(max)),
+            ),
+            ApiError::Unsupported(text) => detail(StatusCode::UNSUPPORTED_MEDIA_TYPE, text),
+            ApiError::Invalid(errors) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                Json(ValidationErrors { detail: errors }),
+            )
+                .into_response(),
+            ApiError::Internal(cause) => {
+                tracing::error!(cause = %cause, "internal server error");
+                detail(StatusCode::INTERNAL_SERVER_ERROR, "Internal server error")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::size_text;
+
+    #[test]
+    fn sizes_read_like_the_contract() {
+        assert_eq!(size_text(104_857_600), "100MB");
+        assert_eq!(size_text(1_572_864), "1.5MB");
+        assert_eq!(size_text(1000), "1000 bytes");
+    }
+}

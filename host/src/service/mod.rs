@@ -1,0 +1,306 @@
+//! The job service: `quire serve` (HTTP API + in-process workers) and `quire worker`
+//! (workers only, against Redis).
+//!
+//! Map:
+//! - [`api`], [`upload`], [`errors`], [`openapi`]: HTTP (axum), the streamed upload, the error
+//!   shapes of the interface, the OpenAPI document and `/docs`;
+//! - [`job`]: the job record and its public view;
+//! - [`store`]: the job store and queue (embedded redb or Redis), with leases and fencing;
+//! - [`worker`]: claim → convert in a child ([`isolate`]) → finish; reclaimer, heartbeat;
+//! - [`webhook`]: the delivery dispatcher; [`retention`]: the sweeper; [`metrics`].
+//!
+//! Every background loop takes a shutdown signal; SIGTERM stops intake, lets running jobs
+//! finish within `SHUTDOWN_GRACE_SECONDS` and hands back the rest.
+
+pub mod api;
+pub mod errors;
+mod faults;
+pub mod isolate;
+pub mod job;
+pub mod metrics;
+pub mod openapi;
+pub mod retention;
+pub mod store;
+pub mod upload;
+pub mod webhook;
+pub mod worker;
+
+pub use isolate::run_isolated_child;
+
+use crate::config::{Config, LogFormat};
+use crate::registry::Registry;
+use anyhow::Context as _;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicUsize;
+use std::sync::Arc;
+use std::time::Instant;
+use store::Store;
+use tokio::sync::{watch, Notify};
+use tokio::task::JoinHandle;
+
+/// Settings that are not configuration: how this process runs conversions.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The binary that runs `__convert-child` (normally this one).
+    pub child_exe: PathBuf,
+    /// Let conversion children honour fault-injection inputs (debug builds only).
+    pub test_faults: bool,
+    /// Conversion workers in this process (`None`: `WORKERS`).
+    pub workers: Option<usize>,
+}
+
+impl Options {
+    pub fn from_env() -> anyhow::Result<Options> {
+        Ok(Options {
+            child_exe: std::env::current_exe().context("cannot locate the quire binary")?,
+            test_faults: false,
+            workers: None,
+        })
+    }
+}
+
+/// What every handler and background task shares.
+pub struct Shared {
+    pub config: Config,
+    pub options: Options,
+    pub store: Store,
+    pub registry: Registry,
+    pub metrics: metrics::Metrics,
+    pub wake_workers: Notify,
+    pub wake_webhooks: Notify,
+    /// Worker loops running in this process.
+    pub workers: AtomicUsize,
+    /// Workers converting now.
+    pub busy: AtomicUsize,
+    pub started: Instant,
+    /// Identifies this process in worker heartbeats.
+    pub process_id: String,
+}
+
+impl Shared {
+    async fn new(config: Config, options: Options) -> anyhow::Result<Arc<Shared>> {
+        for (name, dir) in [
+            ("UPLOAD_DIR", &config.upload_dir),
+            ("OUTPUT_DIR", &config.output_dir),
+        ] {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {name} {}", dir.display()))?;
+        }
+        let registry = Registry::from_inventory().context("the plugin registry is inconsistent")?;
+        let store = Store::open(&config)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot open the job store: {e}"))?;
+        let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "host".into());
+        Ok(Arc::new(Shared {
+            config,
+            options,
+            store,
+            registry,
+            metrics: metrics::Metrics::default(),
+            wake_workers: Notify::new(),
+            wake_webhooks: Notify::new(),
+            workers: AtomicUsize::new(0),
+            busy: AtomicUsize::new(0),
+            started: Instant::now(),
+            process_id: format!("{host}:{}:{}", std::process::id(), uuid::Uuid::new_v4()),
+        }))
+    }
+}
+
+/// A running service (HTTP + workers + background loops), for `quire serve` and tests.
+pub struct Server {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    shutdown: watch::Sender<bool>,
+    tasks: Vec<JoinHandle<()>>,
+    http: JoinHandle<std::io::Result<()>>,
+}
+
+impl Server {
+    /// The bound address (useful with `PORT=0`).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    /// Stops intake, drains workers and background loops, and waits for them.
+    pub async fn shutdown(self) -> anyhow::Result<()> {
+        let _ = self.shutdown.send(true);
+        self.wait().await
+    }
+
+    async fn wait(self) -> anyhow::Result<()> {
+        let http = self.http.await;
+        for t in self.tasks {
+            let _ = t.await;
+        }
+        match http {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(anyhow::anyhow!("HTTP server failed: {e}")),
+            Err(e) => Err(anyhow::anyhow!("HTTP server task failed: {e}")),
+        }
+    }
+}
+
+/// Starts the HTTP API on `HOST:PORT` with the in-process workers and background loops.
+pub async fn start(config: Config, options: Options) -> anyhow::Result<Server> {
+    let workers = options.workers.unwrap_or_else(|| config.worker_count());
+    let bind = format!("{}:{}", config.host, config.port);
+    let shared = Shared::new(config, options).await?;
+    let listener = tokio::net::TcpListener::bind(&bind)
+        .await
+        .with_context(|| format!("cannot listen on {bind} (HOST/PORT)"))?;
+    let addr = listener.local_addr()?;
+    let (tx, rx) = watch::channel(false);
+    let tasks = background(&shared, workers, &rx);
+    let app = api::router(shared.clone());
+    let mut http_rx = rx.clone();
+    let http = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = http_rx.wait_for(|stop| *stop).await;
+            })
+            .await
+    });
+    tracing::info!(
+        store = shared.store.kind(),
+        workers,
+        "quire {} listening on http://{addr}",
+        env!("CARGO_PKG_VERSION")
+    );
+    Ok(Server {
+        addr,
+        shared,
+        shutdown: tx,
+        tasks,
+        http,
+    })
+}
+
+fn background(
+    shared: &Arc<Shared>,
+    workers: usize,
+    rx: &watch::Receiver<bool>,
+) -> Vec<JoinHandle<()>> {
+    let mut tasks = Vec::new();
+    if workers > 0 {
+        tasks.push(tokio::spawn(worker::run_pool(
+            shared.clone(),
+            workers,
+            rx.clone(),
+        )));
+        tasks.push(tokio::spawn(worker::run_heartbeat(
+            shared.clone(),
+            rx.clone(),
+        )));
+    }
+    tasks.push(tokio::spawn(worker::run_reclaimer(
+        shared.clone(),
+        rx.clone(),
+    )));
+    tasks.push(tokio::spawn(webhook::run_dispatcher(
+        shared.clone(),
+        rx.clone(),
+    )));
+    tasks.push(tokio::spawn(retention::run_sweeper(
+        shared.clone(),
+        rx.clone(),
+    )));
+    tasks
+}
+
+/// `quire serve` in an existing runtime: runs until SIGTERM / Ctrl-C, then drains.
+pub async fn serve(config: Config) -> anyhow::Result<()> {
+    let server = start(config, Options::from_env()?).await?;
+    shutdown_signal().await;
+    tracing::info!("shutting down: draining workers");
+    server.shutdown().await
+}
+
+/// `quire worker` in an existing runtime: workers, reclaimer, webhook dispatcher and
+/// retention against Redis, until SIGTERM / Ctrl-C.
+pub async fn run_workers(config: Config) -> anyhow::Result<()> {
+    if config.redis_url.is_none() {
+        anyhow::bail!(
+            "quire worker needs REDIS_URL: without Redis the job store is embedded in one `quire serve` process"
+        );
+    }
+    let options = Options::from_env()?;
+    let workers = options.workers.unwrap_or_else(|| config.worker_count());
+    let shared = Shared::new(config, options).await?;
+    let (tx, rx) = watch::channel(false);
+    let tasks = background(&shared, workers, &rx);
+    tracing::info!(
+        workers,
+        "quire {} worker started",
+        env!("CARGO_PKG_VERSION")
+    );
+    shutdown_signal().await;
+    tracing::info!("shutting down: draining workers");
+    let _ = tx.send(true);
+    for t in tasks {
+        let _ = t.await;
+    }
+    Ok(())
+}
+
+/// Entry point of `quire serve` (builds the runtime and logging).
+pub fn run_serve(config: Config) -> anyhow::Result<i32> {
+    init_logging(&config);
+    runtime()?.block_on(serve(config))?;
+    Ok(0)
+}
+
+/// Entry point of `quire worker`.
+pub fn run_worker(config: Config) -> anyhow::Result<i32> {
+    init_logging(&config);
+    runtime()?.block_on(run_workers(config))?;
+    Ok(0)
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("quire")
+        .build()
+        .context("cannot start the async runtime")
+}
+
+/// Logs to stdout: JSON lines with `LOG_FORMAT=json`, text otherwise; `RUST_LOG` overrides
+/// `LOG_LEVEL`.
+pub fn init_logging(config: &Config) {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env()
+        .or_else(|_| EnvFilter::try_new(&config.log_level))
+        .unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    let _ = match config.log_format {
+        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+        LogFormat::Text => builder.try_init(),
+    };
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term => {}
+    }
+}

@@ -1,0 +1,235 @@
+//! The job store and queue: one interface, two implementations.
+//!
+//! - [`embedded::EmbeddedStore`] (no `REDIS_URL`): redb files under `DATA_DIR`; one process.
+//! - [`redis::RedisStore`] (`REDIS_URL`): shared by any number of `quire serve` / `quire worker`
+//!   processes; every state change is one Lua script, so it is atomic.
+//!
+//! Semantics (both): at-least-once. [`Store::claim`] moves the oldest pending job to
+//! `processing`, counts the attempt and grants a lease; the attempt number is the fencing token
+//! every later write must present ([`Store::renew`], [`Store::progress`], [`Store::finish`]), so a
+//! worker that lost its lease cannot overwrite a newer attempt. [`Store::reclaim`] puts jobs whose
+//! lease ran out back in the queue, or fails them after [`MAX_ATTEMPTS`](super::job::MAX_ATTEMPTS).
+//! Finishing a job with a notification target enqueues its webhook delivery in the same atomic
+//! step; deliveries have their own schedule and lease, separate from conversions.
+//!
+//! The enum (rather than `dyn Trait`) keeps the async methods plain `async fn`s.
+
+pub mod embedded;
+pub mod redis;
+
+use super::job::{Job, Status};
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// A store failure (I/O, Redis connection, corrupt record). Never shown to clients.
+#[derive(Debug)]
+pub struct StoreError(pub String);
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+impl From<::redis::RedisError> for StoreError {
+    fn from(e: ::redis::RedisError) -> Self {
+        StoreError(format!("redis: {e}"))
+    }
+}
+
+impl From<serde_json::Error> for StoreError {
+    fn from(e: serde_json::Error) -> Self {
+        StoreError(format!("corrupt record: {e}"))
+    }
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// A job handed to a worker.
+#[derive(Debug, Clone)]
+pub struct Claimed {
+    pub job: Job,
+    /// The fencing token: this claim's attempt number (1-based).
+    pub attempt: u32,
+}
+
+/// How an attempt ended.
+#[derive(Debug, Clone)]
+pub struct Finish {
+    pub status: Status,
+    pub error_message: Option<String>,
+    pub metadata: Map<String, Value>,
+    pub at: DateTime<Utc>,
+}
+
+/// What [`Store::reclaim`] did with one job whose lease had run out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reclaimed {
+    Requeued(String),
+    Failed(String),
+}
+
+/// A webhook delivery due now, claimed for sending.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    pub job_id: String,
+    /// Sends already made (0 for the first).
+    pub sent: u32,
+}
+
+/// The message of a job whose workers kept disappearing.
+pub fn lost_worker_message() -> String {
+    format!(
+        "The conversion was interrupted {} times because the worker running it stopped; giving up.",
+        super::job::MAX_ATTEMPTS
+    )
+}
+
+#[derive(Clone)]
+pub enum Store {
+    Embedded(embedded::EmbeddedStore),
+    Redis(Box<redis::RedisStore>),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $s:ident => $e:expr) => {
+        match $self {
+            Store::Embedded($s) => $e,
+            Store::Redis($s) => $e,
+        }
+    };
+}
+
+impl Store {
+    /// Opens the store the configuration asks for.
+    pub async fn open(config: &crate::config::Config) -> StoreResult<Store> {
+        match &config.redis_url {
+            Some(url) => Ok(Store::Redis(Box::new(
+                redis::RedisStore::connect(url, &config.redis_key_prefix, config.file_ttl())
+                    .await?,
+            ))),
+            None => Ok(Store::Embedded(
+                embedded::EmbeddedStore::open(&config.data_dir).await?,
+            )),
+        }
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Store::Embedded(_) => "embedded",
+            Store::Redis(_) => "redis",
+        }
+    }
+
+    /// A connection test.
+    pub async fn ping(&self) -> StoreResult<()> {
+        dispatch!(self, s => s.ping().await)
+    }
+
+    /// Stores a new pending job and queues it.
+    pub async fn create(&self, job: &Job) -> StoreResult<()> {
+        dispatch!(self, s => s.create(job).await)
+    }
+
+    pub async fn get(&self, id: &str) -> StoreResult<Option<Job>> {
+        dispatch!(self, s => s.get(id).await)
+    }
+
+    /// Removes a job, its queue entry, lease and pending delivery. Returns the removed job.
+    pub async fn delete(&self, id: &str) -> StoreResult<Option<Job>> {
+        dispatch!(self, s => s.delete(id).await)
+    }
+
+    /// Takes the oldest pending job: status `processing`, attempt counted, lease until `lease_until`.
+    pub async fn claim(
+        &self,
+        now: DateTime<Utc>,
+        lease_until_ms: i64,
+    ) -> StoreResult<Option<Claimed>> {
+        dispatch!(self, s => s.claim(now, lease_until_ms).await)
+    }
+
+    /// Extends the lease of attempt `attempt`; false when the attempt is no longer current.
+    pub async fn renew(&self, id: &str, attempt: u32, lease_until_ms: i64) -> StoreResult<bool> {
+        dispatch!(self, s => s.renew(id, attempt, lease_until_ms).await)
+    }
+
+    /// Raises progress (never lowers it); false when the attempt is no longer current.
+    pub async fn progress(
+        &self,
+        id: &str,
+        attempt: u32,
+        percent: u8,
+        now: DateTime<Utc>,
+    ) -> StoreResult<bool> {
+        dispatch!(self, s => s.progress(id, attempt, percent.min(99), now).await)
+    }
+
+    /// Ends attempt `attempt` (fenced) and enqueues the webhook delivery when the job has a target.
+    pub async fn finish(&self, id: &str, attempt: u32, finish: &Finish) -> StoreResult<bool> {
+        dispatch!(self, s => s.finish(id, attempt, finish).await)
+    }
+
+    /// Hands a job back to the queue (worker shutting down); the attempt is not counted.
+    pub async fn release(&self, id: &str, attempt: u32, now: DateTime<Utc>) -> StoreResult<bool> {
+        dispatch!(self, s => s.release(id, attempt, now).await)
+    }
+
+    /// Requeues (or, after the last attempt, fails) jobs whose lease ended before `now`.
+    pub async fn reclaim(&self, now: DateTime<Utc>) -> StoreResult<Vec<Reclaimed>> {
+        dispatch!(self, s => s.reclaim(now).await)
+    }
+
+    /// Jobs waiting to be claimed.
+    pub async fn queue_depth(&self) -> StoreResult<u64> {
+        dispatch!(self, s => s.queue_depth().await)
+    }
+
+    /// Takes a webhook delivery that is due, leasing it until `lease_until_ms`.
+    pub async fn claim_delivery(
+        &self,
+        now_ms: i64,
+        lease_until_ms: i64,
+    ) -> StoreResult<Option<Delivery>> {
+        dispatch!(self, s => s.claim_delivery(now_ms, lease_until_ms).await)
+    }
+
+    /// Schedules the next send of a delivery.
+    pub async fn retry_delivery(
+        &self,
+        job_id: &str,
+        sent: u32,
+        due_ms: i64,
+        outcome: &Value,
+    ) -> StoreResult<()> {
+        dispatch!(self, s => s.retry_delivery(job_id, sent, due_ms, outcome).await)
+    }
+
+    /// Ends a delivery (delivered or given up) and records the outcome in the job.
+    pub async fn end_delivery(&self, job_id: &str, outcome: &Value) -> StoreResult<()> {
+        dispatch!(self, s => s.end_delivery(job_id, outcome).await)
+    }
+
+    /// Deliveries waiting or in flight.
+    pub async fn pending_deliveries(&self) -> StoreResult<u64> {
+        dispatch!(self, s => s.pending_deliveries().await)
+    }
+
+    /// Finished jobs whose end is older than `before_ms` (retention), at most `limit`.
+    pub async fn expired(&self, before_ms: i64, limit: usize) -> StoreResult<Vec<String>> {
+        dispatch!(self, s => s.expired(before_ms, limit).await)
+    }
+
+    /// Records that a worker process is alive (for readiness across processes).
+    pub async fn heartbeat(&self, worker: &str, now_ms: i64) -> StoreResult<()> {
+        dispatch!(self, s => s.heartbeat(worker, now_ms).await)
+    }
+
+    /// Worker processes seen since `since_ms`.
+    pub async fn live_workers(&self, since_ms: i64) -> StoreResult<u64> {
+        dispatch!(self, s => s.live_workers(since_ms).await)
+    }
+}

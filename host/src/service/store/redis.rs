@@ -1,0 +1,431 @@
+//! The Redis store: job hashes, a pending list and sorted sets for leases, webhook schedules,
+//! finished jobs and worker heartbeats. Every state change is one Lua script (see `lua/`, each
+//! documented at its top) or a MULTI block, so concurrent `quire serve` / `quire worker`
+//! processes never see half a change.
+//!
+//! Layout under the key prefix `P` (`REDIS_KEY_PREFIX`, default `quire:`):
+//! - `P job:<id>`: hash with `spec` (JSON, immutable), `status`, `progress`, `attempts`,
+//!   `updated_at`, `completed_at`, `error_message`, `metadata` (JSON), `webhook` (JSON),
+//!   `notify` ("1" when a webhook target exists), `hook_sent`. Expires `FILE_TTL_HOURS` after
+//!   the job ends.
+//! - `P queue`: list of pending ids (front = next); `P leases`: zset id -> lease end ms;
+//!   `P hooks`: zset id -> next delivery ms; `P finished`: zset id -> end ms (retention of
+//!   files); `P workers`: zset worker -> last heartbeat ms.
+//!
+//! Times come from the caller's clock (ms since the epoch), as in the embedded store.
+
+use super::{lost_worker_message, Claimed, Delivery, Finish, Reclaimed, StoreError, StoreResult};
+use crate::service::job::{timestamp, Job, JobSpec, JobState, Status, MAX_ATTEMPTS};
+use chrono::{DateTime, Utc};
+use redis::aio::ConnectionManager;
+use redis::{AsyncCommands, Script, Value as RValue};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
+
+struct Scripts {
+    claim: Script,
+    renew: Script,
+    progress: Script,
+    finish: Script,
+    release: Script,
+    reclaim: Script,
+    claim_delivery: Script,
+    retry_delivery: Script,
+    end_delivery: Script,
+    delete: Script,
+}
+
+#[derive(Clone)]
+pub struct RedisStore {
+    con: ConnectionManager,
+    prefix: String,
+    retention_ms: i64,
+    scripts: Arc<Scripts>,
+}
+
+impl RedisStore {
+    pub async fn connect(url: &str, prefix: &str, retention: Duration) -> StoreResult<RedisStore> {
+        let client = redis::Client::open(url)?;
+        let config = redis::aio::ConnectionManagerConfig::new()
+            .set_connection_timeout(Duration::from_secs(5))
+            .set_response_timeout(Duration::from_secs(10))
+            .set_number_of_retries(2);
+        let con = tokio::time::timeout(
+            Duration::from_secs(10),
+            ConnectionManager::new_with_config(client, config),
+        )
+        .await
+        .map_err(|_| StoreError("redis: connection timed out".into()))??;
+        Ok(RedisStore {
+            con,
+            prefix: prefix.to_string(),
+            retention_ms: retention.as_millis().min(i64::MAX as u128) as i64,
+            scripts: Arc::new(Scripts {
+                claim: Script::new(include_str!("lua/claim.lua")),
+                renew: Script::new(include_str!("lua/renew.lua")),
+                progress: Script::new(include_str!("lua/progress.lua")),
+                finish: Script::new(include_str!("lua/finish.lua")),
+                release: Script::new(include_str!("lua/release.lua")),
+                reclaim: Script::new(include_str!("lua/reclaim.lua")),
+                claim_delivery: Script::new(include_str!("lua/claim_delivery.lua")),
+                retry_delivery: Script::new(include_str!("lua/retry_delivery.lua")),
+                end_delivery: Script::new(include_str!("lua/end_delivery.lua")),
+                delete: Script::new(include_str!("lua/delete.lua")),
+            }),
+        })
+    }
+
+    fn key(&self, name: &str) -> String {
+        format!("{}{name}", self.prefix)
+    }
+
+    fn job_prefix(&self) -> String {
+        self.key("job:")
+    }
+
+    fn job_key(&self, id: &str) -> String {
+        format!("{}job:{id}", self.prefix)
+    }
+
+    pub async fn ping(&self) -> StoreResult<()> {
+        let mut con = self.con.clone();
+        let _: String = redis::cmd("PING").query_async(&mut con).await?;
+        Ok(())
+    }
+
+    pub async fn create(&self, job: &Job) -> StoreResult<()> {
+        let mut con = self.con.clone();
+        let spec = serde_json::to_string(&job.spec)?;
+        let notify = if job.spec.notify_url.is_some() {
+            "1"
+        } else {
+            "0"
+        };
+        let _: () = redis::pipe()
+            .atomic()
+            .hset_multiple(
+                self.job_key(&job.spec.id),
+                &[
+                    ("spec", spec.as_str()),
+                    ("status", job.state.status.as_str()),
+                    ("progress", &job.state.progress.to_string()),
+                    ("attempts", &job.state.attempts.to_string()),
+                    ("updated_at", &timestamp(job.state.updated_at)),
+                    ("notify", notify),
+                ],
+            )
+            .ignore()
+            .rpush(self.key("queue"), &job.spec.id)
+            .ignore()
+            .query_async(&mut con)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn get(&self, id: &str) -> StoreResult<Option<Job>> {
+        let mut con = self.con.clone();
+        let fields: Vec<(String, String)> = con.hgetall(self.job_key(id)).await?;
+        decode(&fields)
+    }
+
+    pub async fn delete(&self, id: &str) -> StoreResult<Option<Job>> {
+        let mut con = self.con.clone();
+        let fields: Vec<String> = self
+            .scripts
+            .delete
+            .key(self.job_key(id))
+            .key(self.key("leases"))
+            .key(self.key("hooks"))
+            .key(self.key("finished"))
+            .arg(id)
+            .invoke_async(&mut con)
+            .await?;
+        decode(&pairs(fields))
+    }
+
+    pub async fn claim(
+        &self,
+        now: DateTime<Utc>,
+        lease_until_ms: i64,
+    ) -> StoreResult<Option<Claimed>> {
+        let mut con = self.con.clone();
+        let reply: RValue = self
+            .scripts
+            .claim
+            .key(self.key("queue"))
+            .key(self.key("leases"))
+            .arg(self.job_prefix())
+            .arg(timestamp(now))
+            .arg(lease_until_ms)
+            .invoke_async(&mut con)
+            .await?;
+        let items = match reply {
+            RValue::Array(items) => items,
+            _ => return Ok(None),
+        };
+        let mut iter = items.into_iter();
+        let attempt: u32 = match iter.next() {
+            Some(v) => redis::from_redis_value(&v)?,
+            None => return Ok(None),
+        };
+        let rest: Vec<String> = iter
+            .map(|v| redis::from_redis_value(&v))
+            .collect::<Result<_, _>>()?;
+        match decode(&pairs(rest))? {
+            Some(job) => Ok(Some(Claimed { job, attempt })),
+            None => Err(StoreError("redis: claimed a job without a record".into())),
+        }
+    }
+
+    pub async fn renew(&self, id: &str, attempt: u32, lease_until_ms: i64) -> StoreResult<bool> {
+        let mut con = self.con.clone();
+        let ok: i64 = self
+            .scripts
+            .renew
+            .key(self.job_key(id))
+            .key(self.key("leases"))
+            .arg(attempt)
+            .arg(lease_until_ms)
+            .arg(id)
+            .invoke_async(&mut con)
+            .await?;
+        Ok(ok == 1)
+    }
+
+    pub async fn progress(
+        &self,
+        id: &str,
+        attempt: u32,
+        percent: u8,
+        now: DateTime<Utc>,
+    ) -> StoreResult<bool> {
+        let mut con = self.con.clone();
+        let ok: i64 = self
+            .scripts
+            .progress
+            .key(self.job_key(id))
+            .arg(attempt)
+            .arg(percent)
+            .arg(timestamp(now))
+            .invoke_async(&mut con)
+            .await?;
+        Ok(ok == 1)
+    }
+
+    pub async fn finish(&self, id: &str, attempt: u32, finish: &Finish) -> StoreResult<bool> {
+        let mut con = self.con.clone();
+        let ok: i64 = self
+            .scripts
+            .finish
+            .key(self.job_key(id))
+            .key(self.key("leases"))
+            .key(self.key("finished"))
+            .key(self.key("hooks"))
+            .arg(attempt)
+            .arg(finish.status.as_str())
+            .arg(finish.error_message.as_deref().unwrap_or(""))
+            .arg(serde_json::to_string(&finish.metadata)?)
+            .arg(timestamp(finish.at))
+            .arg(finish.at.timestamp_millis())
+            .arg(self.retention_ms)
+            .arg(id)
+            .invoke_async(&mut con)
+            .await?;
+        Ok(ok == 1)
+    }
+
+    pub async fn release(&self, id: &str, attempt: u32, now: DateTime<Utc>) -> StoreResult<bool> {
+        let mut con = self.con.clone();
+        let ok: i64 = self
+            .scripts
+            .release
+            .key(self.job_key(id))
+            .key(self.key("leases"))
+            .key(self.key("queue"))
+            .arg(attempt)
+            .arg(timestamp(now))
+            .arg(id)
+            .invoke_async(&mut con)
+            .await?;
+        Ok(ok == 1)
+    }
+
+    pub async fn reclaim(&self, now: DateTime<Utc>) -> StoreResult<Vec<Reclaimed>> {
+        let mut con = self.con.clone();
+        let out: Vec<String> = self
+            .scripts
+            .reclaim
+            .key(self.key("leases"))
+            .key(self.key("queue"))
+            .key(self.key("finished"))
+            .key(self.key("hooks"))
+            .arg(now.timestamp_millis())
+            .arg(timestamp(now))
+            .arg(self.job_prefix())
+            .arg(MAX_ATTEMPTS)
+            .arg(lost_worker_message())
+            .arg(self.retention_ms)
+            .invoke_async(&mut con)
+            .await?;
+        Ok(out
+            .into_iter()
+            .filter_map(|s| {
+                let (tag, id) = s.split_at_checked(1)?;
+                match tag {
+                    "R" => Some(Reclaimed::Requeued(id.to_string())),
+                    "F" => Some(Reclaimed::Failed(id.to_string())),
+                    _ => None,
+                }
+            })
+            .collect())
+    }
+
+    pub async fn queue_depth(&self) -> StoreResult<u64> {
+        let mut con = self.con.clone();
+        Ok(con.llen(self.key("queue")).await?)
+    }
+
+    pub async fn claim_delivery(
+        &self,
+        now_ms: i64,
+        lease_until_ms: i64,
+    ) -> StoreResult<Option<Delivery>> {
+        let mut con = self.con.clone();
+        let reply: Option<(String, u32)> = self
+            .scripts
+            .claim_delivery
+            .key(self.key("hooks"))
+            .arg(now_ms)
+            .arg(lease_until_ms)
+            .arg(self.job_prefix())
+            .invoke_async(&mut con)
+            .await?;
+        Ok(reply.map(|(job_id, sent)| Delivery { job_id, sent }))
+    }
+
+    pub async fn retry_delivery(
+        &self,
+        job_id: &str,
+        sent: u32,
+        due_ms: i64,
+        outcome: &Value,
+    ) -> StoreResult<()> {
+        let mut con = self.con.clone();
+        let _: i64 = self
+            .scripts
+            .retry_delivery
+            .key(self.key("hooks"))
+            .key(self.job_key(job_id))
+            .arg(sent)
+            .arg(due_ms)
+            .arg(outcome.to_string())
+            .arg(job_id)
+            .invoke_async(&mut con)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn end_delivery(&self, job_id: &str, outcome: &Value) -> StoreResult<()> {
+        let mut con = self.con.clone();
+        let _: i64 = self
+            .scripts
+            .end_delivery
+            .key(self.key("hooks"))
+            .key(self.job_key(job_id))
+            .arg(outcome.to_string())
+            .arg(job_id)
+            .invoke_async(&mut con)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn pending_deliveries(&self) -> StoreResult<u64> {
+        let mut con = self.con.clone();
+        Ok(con.zcard(self.key("hooks")).await?)
+    }
+
+    pub async fn expired(&self, before_ms: i64, limit: usize) -> StoreResult<Vec<String>> {
+        let mut con = self.con.clone();
+        let ids: Vec<String> = redis::cmd("ZRANGEBYSCORE")
+            .arg(self.key("finished"))
+            .arg("-inf")
+            .arg(format!("({before_ms}"))
+            .arg("LIMIT")
+            .arg(0)
+            .arg(limit)
+            .query_async(&mut con)
+            .await?;
+        Ok(ids)
+    }
+
+    pub async fn heartbeat(&self, worker: &str, now_ms: i64) -> StoreResult<()> {
+        let mut con = self.con.clone();
+        let _: () = redis::pipe()
+            .zadd(self.key("workers"), worker, now_ms)
+            .ignore()
+            .cmd("ZREMRANGEBYSCORE")
+            .arg(self.key("workers"))
+            .arg("-inf")
+            .arg(now_ms - 3_600_000)
+            .ignore()
+            .query_async(&mut con)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn live_workers(&self, since_ms: i64) -> StoreResult<u64> {
+        let mut con = self.con.clone();
+        Ok(con.zcount(self.key("workers"), since_ms, "+inf").await?)
+    }
+}
+
+fn pairs(flat: Vec<String>) -> Vec<(String, String)> {
+    let mut out = Vec::with_capacity(flat.len() / 2);
+    let mut iter = flat.into_iter();
+    while let (Some(k), Some(v)) = (iter.next(), iter.next()) {
+        out.push((k, v));
+    }
+    out
+}
+
+fn parse_time(s: &str) -> StoreResult<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(s)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|e| StoreError(format!("corrupt timestamp {s:?}: {e}")))
+}
+
+/// A job from its hash fields; `None` for an empty hash (no such job).
+fn decode(fields: &[(String, String)]) -> StoreResult<Option<Job>> {
+    if fields.is_empty() {
+        return Ok(None);
+    }
+    let get = |name: &str| {
+        fields
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let Some(spec) = get("spec") else {
+        // A hash without a spec is the remnant of a job deleted mid-update.
+        return Ok(None);
+    };
+    let spec: JobSpec = serde_json::from_str(spec)?;
+    let status = get("status")
+        .and_then(Status::parse)
+        .ok_or_else(|| StoreError("corrupt job status".into()))?;
+    let state = JobState {
+        status,
+        progress: get("progress").and_then(|p| p.parse().ok()).unwrap_or(0),
+        attempts: get("attempts").and_then(|p| p.parse().ok()).unwrap_or(0),
+        updated_at: match get("updated_at") {
+            Some(t) => parse_time(t)?,
+            None => spec.created_at,
+        },
+        completed_at: get("completed_at").map(parse_time).transpose()?,
+        error_message: get("error_message").map(str::to_string),
+        metadata: get("metadata").map(serde_json::from_str).transpose()?,
+        webhook: get("webhook").map(serde_json::from_str).transpose()?,
+    };
+    Ok(Some(Job { spec, state }))
+}

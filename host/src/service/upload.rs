@@ -1,0 +1,301 @@
+//! `POST /api/v1/jobs` body: multipart parsed as it streams, the file written straight to
+//! `UPLOAD_DIR/<job id>.part` with the size limit enforced per chunk.
+//!
+//! The upload is never held in memory, and a rejected, invalid or aborted upload leaves no
+//! file behind: [`PartialFile`] removes it when dropped, which also covers a client that
+//! disconnects mid-body (axum drops the handler future). The client's filename is kept only as
+//! text; the path is derived from the job id.
+
+use super::errors::{ApiError, FieldError};
+use super::job::{client_file_name, OutputFormat};
+use axum::extract::Multipart;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use tokio::io::AsyncWriteExt;
+
+/// Text fields are small; anything longer is refused rather than buffered.
+const MAX_TEXT_FIELD: usize = 16 * 1024;
+const MAX_FIELDS: usize = 64;
+/// After a 413 the partial file is already gone; the rest of the body is read and discarded,
+/// within these bounds, so that clients which send the whole body before reading the answer
+/// still receive the 413 instead of a reset connection.
+const MAX_DISCARD: u64 = 256 << 20;
+const DISCARD_TIME: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// A file that is removed on drop unless [`PartialFile::keep`] moved it into place.
+pub struct PartialFile {
+    path: Option<PathBuf>,
+}
+
+impl PartialFile {
+    pub fn new(path: PathBuf) -> PartialFile {
+        PartialFile { path: Some(path) }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.path.as_deref().unwrap_or(Path::new(""))
+    }
+
+    /// Renames the file to `dest` and stops guarding it.
+    pub async fn keep(mut self, dest: &Path) -> std::io::Result<()> {
+        if let Some(path) = self.path.take() {
+            if let Err(e) = tokio::fs::rename(&path, dest).await {
+                let _ = std::fs::remove_file(&path);
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for PartialFile {
+    fn drop(&mut self) {
+        if let Some(path) = self.path.take() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// The validated form.
+pub struct CreateForm {
+    pub file: PartialFile,
+    pub file_name: String,
+    pub size: u64,
+    pub output_format: OutputFormat,
+    pub use_ocr: bool,
+    pub ocr_provider: Option<String>,
+    pub webhook_url: Option<String>,
+}
+
+/// What the OCR-provider check needs to know about this server.
+pub struct OcrPolicy<'a> {
+    /// Providers built into this binary.
+    pub built: &'a [&'a str],
+    pub provider_three_key: bool,
+}
+
+pub const OCR_PROVIDERS: [&str; 3] = ["provider_one", "provider_two", "provider_three"];
+
+/// Reads the whole form, streaming the file to `part_path`.
+pub async fn read_form(
+    multipart: Option<Multipart>,
+    part_path: PathBuf,
+    max_size: u64,
+    ocr: &OcrPolicy<'_>,
+) -> Result<CreateForm, ApiError> {
+    let mut file: Option<PartialFile> = None;
+    let mut file_name = String::new();
+    let mut size: u64 = 0;
+    let mut file_error: Option<FieldError> = None;
+    let mut texts: Vec<(String, String)> = Vec::new();
+    if let Some(mut multipart) = multipart {
+        let mut fields = 0;
+        while let Some(mut field) = multipart.next_field().await.map_err(bad_body)? {
+            fields += 1;
+            if fields > MAX_FIELDS {
+                return Err(ApiError::BadRequest("Too many form fields".into()));
+            }
+            let name = field.name().unwrap_or_default().to_string();
+            if name == "file" {
+                if file.is_some() || file_error.is_some() {
+                    continue; // the first file counts; later ones are skipped unread
+                }
+                let Some(raw_name) = field.file_name().map(str::to_string) else {
+                    file_error = Some(FieldError::new(
+                        "file",
+                        "value_error",
+                        "Expected a file upload (a form part with a filename)",
+                        None,
+                    ));
+                    continue;
+                };
+                file_name = client_file_name(&raw_name);
+                let guard = PartialFile::new(part_path.clone());
+                let mut out = tokio::fs::File::create(guard.path()).await?;
+                while let Some(chunk) = field.chunk().await.map_err(bad_body)? {
+                    size += chunk.len() as u64;
+                    if size > max_size {
+                        drop(out);
+                        drop(guard);
+                        let deadline = tokio::time::Instant::now() + DISCARD_TIME;
+                        let mut discarded = 0u64;
+                        while discarded <= MAX_DISCARD {
+                            match tokio::time::timeout_at(deadline, field.chunk()).await {
+                                Ok(Ok(Some(chunk))) => discarded += chunk.len() as u64,
+                                _ => break,
+                            }
+                        }
+                        drop(field);
+                        'fields: while discarded <= MAX_DISCARD {
+                            let Ok(Ok(Some(mut next))) =
+                                tokio::time::timeout_at(deadline, multipart.next_field()).await
+                            else {
+                                break;
+                            };
+                            loop {
+                                match tokio::time::timeout_at(deadline, next.chunk()).await {
+                                    Ok(Ok(Some(chunk))) => discarded += chunk.len() as u64,
+                                    _ => break,
+                                }
+                                if discarded > MAX_DISCARD {
+                                    break 'fields;
+                                }
+                            }
+                        }
+                        return Err(ApiError::TooLarge(max_size));
+                    }
+                    out.write_all(&chunk).await?;
+                }
+                out.flush().await?;
+                out.sync_data().await?;
+                file = Some(guard);
+            } else if matches!(
+                name.as_str(),
+                "output_format" | "use_ocr" | "ocr_provider" | "webhook_url"
+            ) {
+                let mut value = Vec::new();
+                while let Some(chunk) = field.chunk().await.map_err(bad_body)? {
+                    value.extend_from_slice(&chunk);
+                    if value.len() > MAX_TEXT_FIELD {
+                        return Err(ApiError::Invalid(vec![FieldError::new(
+                            &name,
+                            "string_too_long",
+                            "The value is too long",
+                            None,
+                        )]));
+                    }
+                }
+                texts.push((name, String::from_utf8_lossy(&value).into_owned()));
+            }
+        }
+    }
+    let text = |name: &str| {
+        texts
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let mut errors = Vec::new();
+    match (&file, file_error) {
+        (_, Some(e)) => errors.push(e),
+        (None, None) => errors.push(FieldError::missing("file")),
+        (Some(_), None) if size == 0 => errors.push(FieldError::new(
+            "file",
+            "value_error",
+            "The uploaded file is empty",
+            None,
+        )),
+        _ => {}
+    }
+    let output_format = match text("output_format") {
+        None => {
+            errors.push(FieldError::missing("output_format"));
+            None
+        }
+        Some(v) => match OutputFormat::parse(v.trim()) {
+            Some(f) => Some(f),
+            None => {
+                errors.push(FieldError::new(
+                    "output_format",
+                    "enum",
+                    "Input should be 'md' or 'json'",
+                    Some(json!(v)),
+                ));
+                None
+            }
+        },
+    };
+    let use_ocr = match text("use_ocr") {
+        None => false,
+        Some(v) => match parse_bool(&v) {
+            Some(b) => b,
+            None => {
+                errors.push(FieldError::new(
+                    "use_ocr",
+                    "bool_parsing",
+                    "Input should be a valid boolean: true/false, 1/0, yes/no or on/off",
+                    Some(json!(v)),
+                ));
+                false
+            }
+        },
+    };
+    let ocr_provider = match text("ocr_provider").map(|v| v.trim().to_string()) {
+        None => "provider_one".to_string(),
+        Some(v) if v.is_empty() => "provider_one".to_string(),
+        Some(v) => v,
+    };
+    if !OCR_PROVIDERS.contains(&ocr_provider.as_str()) {
+        errors.push(FieldError::new(
+            "ocr_provider",
+            "enum",
+            "Input should be 'provider_one', 'provider_two' or 'provider_three'",
+            Some(json!(ocr_provider)),
+        ));
+    } else if use_ocr {
+        if !ocr.built.contains(&ocr_provider.as_str()) {
+            errors.push(FieldError::new(
+                "ocr_provider",
+                "value_error",
+                format!("OCR provider {ocr_provider} is not built into this server"),
+                Some(json!(ocr_provider)),
+            ));
+        } else if ocr_provider == "provider_three" && !ocr.provider_three_key {
+            errors.push(FieldError::new(
+                "ocr_provider",
+                "value_error",
+                "OCR provider provider_three needs an API key (OCR_PROVIDER_THREE_API_KEY) configured on the server",
+                Some(json!(ocr_provider)),
+            ));
+        }
+    }
+    let webhook_url = match text("webhook_url").map(|v| v.trim().to_string()) {
+        None => None,
+        Some(v) if v.is_empty() => None,
+        Some(v) => {
+            if crate::config::is_http_url(&v) && v.len() <= 2048 {
+                Some(v)
+            } else {
+                errors.push(FieldError::new(
+                    "webhook_url",
+                    "url_parsing",
+                    "Input should be a valid URL with the http or https scheme",
+                    Some(Value::String(v)),
+                ));
+                None
+            }
+        }
+    };
+    if !errors.is_empty() {
+        return Err(ApiError::Invalid(errors));
+    }
+    match (file, output_format) {
+        (Some(file), Some(output_format)) => Ok(CreateForm {
+            file,
+            file_name,
+            size,
+            output_format,
+            use_ocr,
+            ocr_provider: Some(ocr_provider),
+            webhook_url,
+        }),
+        _ => Err(ApiError::internal("form validation fell through")),
+    }
+}
+
+fn bad_body(e: axum::extract::multipart::MultipartError) -> ApiError {
+    ApiError::BadRequest(format!(
+        "There was an error parsing the body: {}",
+        e.body_text()
+    ))
+}
+
+/// `use_ocr`: true/false, 1/0, yes/no, on/off, any case.
+pub fn parse_bool(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" => Some(true),
+        "false" | "0" | "no" | "off" => Some(false),
+        _ => None,
+    }
+}

@@ -1,0 +1,351 @@
+//! Conversion workers: claim a job, run it in a child process, keep the lease alive, report
+//! progress, finish it (fenced by the attempt number), and drain on shutdown.
+//!
+//! Also here: the reclaimer (jobs whose worker died go back to the queue) and the heartbeat
+//! that lets `/api/v1/ready` see `quire worker` processes on Redis.
+
+use super::isolate::{self, ChildOutcome, ChildSpec};
+use super::job::{millis, Job, Status};
+use super::store::{Claimed, Finish, Reclaimed};
+use super::Shared;
+use chrono::Utc;
+use serde_json::{json, Map, Value};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::watch;
+
+/// Where a job's files live. The names derive from the job id only, never from client input.
+pub fn upload_path(shared: &Shared, id: &str) -> PathBuf {
+    shared.config.upload_dir.join(id)
+}
+
+pub fn output_path(shared: &Shared, job: &Job) -> PathBuf {
+    shared.config.output_dir.join(format!(
+        "{}.{}",
+        job.spec.id,
+        job.spec.output_format.extension()
+    ))
+}
+
+fn temp_output_path(shared: &Shared, id: &str, attempt: u32) -> PathBuf {
+    shared.config.output_dir.join(format!("{id}.{attempt}.tmp"))
+}
+
+/// How often an idle worker looks at the queue when nothing wakes it (other processes'
+/// jobs on Redis, reclaimed jobs).
+const IDLE_POLL: Duration = Duration::from_millis(100);
+
+/// Runs `count` worker loops until `shutdown` turns true, then drains.
+pub async fn run_pool(shared: Arc<Shared>, count: usize, shutdown: watch::Receiver<bool>) {
+    let mut tasks = Vec::new();
+    for n in 0..count {
+        let shared = shared.clone();
+        let shutdown = shutdown.clone();
+        tasks.push(tokio::spawn(async move {
+            worker_loop(shared, n, shutdown).await
+        }));
+    }
+    for t in tasks {
+        let _ = t.await;
+    }
+}
+
+async fn worker_loop(shared: Arc<Shared>, n: usize, mut shutdown: watch::Receiver<bool>) {
+    shared.workers.fetch_add(1, Ordering::SeqCst);
+    tracing::debug!(worker = n, "worker started");
+    loop {
+        if *shutdown.borrow() {
+            break;
+        }
+        let now = Utc::now();
+        let lease_until = millis(now) + lease(&shared).as_millis() as i64;
+        match shared.store.claim(now, lease_until).await {
+            Ok(Some(claimed)) => {
+                shared.busy.fetch_add(1, Ordering::SeqCst);
+                run_job(&shared, claimed, shutdown.clone()).await;
+                shared.busy.fetch_sub(1, Ordering::SeqCst);
+            }
+            Ok(None) => {
+                tokio::select! {
+                    _ = shared.wake_workers.notified() => {}
+                    _ = tokio::time::sleep(IDLE_POLL) => {}
+                    _ = shutdown.changed() => {}
+                }
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot claim a job; retrying in 1 s");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        }
+    }
+    shared.workers.fetch_sub(1, Ordering::SeqCst);
+    tracing::debug!(worker = n, "worker stopped");
+}
+
+fn lease(shared: &Shared) -> Duration {
+    Duration::from_secs(shared.config.job_lease_seconds)
+}
+
+/// Progress of a conversion as a job percentage: 5 once processing, up to 99 with work done;
+/// 100 is set only by completion.
+fn percent(done: u64, total: u64) -> u8 {
+    if total == 0 {
+        return 5;
+    }
+    let share = (done.min(total) as f64) / (total as f64);
+    (5.0 + share * 90.0).floor().clamp(5.0, 99.0) as u8
+}
+
+async fn run_job(shared: &Arc<Shared>, claimed: Claimed, mut shutdown: watch::Receiver<bool>) {
+    let Claimed { job, attempt } = claimed;
+    let id = job.spec.id.clone();
+    let started = Instant::now();
+    let input = upload_path(shared, &id);
+    let temp = temp_output_path(shared, &id, attempt);
+    let store = &shared.store;
+    if !input.is_file() {
+        let finish = failure(
+            &job,
+            attempt,
+            "The uploaded file is no longer available.",
+            "internal",
+            started,
+        );
+        finish_job(shared, &id, attempt, finish).await;
+        return;
+    }
+    let spec = ChildSpec {
+        input,
+        output: temp.clone(),
+        file_name: job.spec.file_name.clone(),
+        format: job.spec.output_format.extension().to_string(),
+        ocr_provider: if job.spec.use_ocr {
+            job.spec.ocr_provider.clone()
+        } else {
+            None
+        },
+        timeout_secs: shared.config.conversion_timeout,
+        config: shared.config.clone(),
+        test_faults: shared.options.test_faults,
+    };
+    let (progress_tx, mut progress_rx) = watch::channel(5u8);
+    let exe = shared.options.child_exe.clone();
+    let mut conversion = Box::pin(isolate::run(&exe, &spec, move |done, total| {
+        let p = percent(done, total);
+        progress_tx.send_if_modified(|old| {
+            if p > *old {
+                *old = p;
+                true
+            } else {
+                false
+            }
+        });
+    }));
+    let renew_every = lease(shared) / 3;
+    let mut renew =
+        tokio::time::interval_at(tokio::time::Instant::now() + renew_every, renew_every);
+    let mut last_progress_write = Instant::now() - Duration::from_secs(1);
+    let mut drain_deadline: Option<tokio::time::Instant> = None;
+    let outcome = loop {
+        let drain_sleep = async {
+            match drain_deadline {
+                Some(d) => tokio::time::sleep_until(d).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            outcome = &mut conversion => break Some(outcome),
+            _ = renew.tick() => {
+                let until = millis(Utc::now()) + lease(shared).as_millis() as i64;
+                match store.renew(&id, attempt, until).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        tracing::warn!(job = %id, attempt, "lease lost (job reclaimed or deleted); stopping this attempt");
+                        break None;
+                    }
+                    Err(e) => tracing::warn!(job = %id, error = %e, "cannot renew the lease"),
+                }
+            }
+            changed = progress_rx.changed() => {
+                if changed.is_ok() && last_progress_write.elapsed() >= Duration::from_millis(250) {
+                    last_progress_write = Instant::now();
+                    let p = *progress_rx.borrow_and_update();
+                    let _ = store.progress(&id, attempt, p, Utc::now()).await;
+                }
+            }
+            _ = shutdown.changed(), if drain_deadline.is_none() => {
+                if *shutdown.borrow() {
+                    drain_deadline = Some(tokio::time::Instant::now()
+                        + Duration::from_secs(shared.config.shutdown_grace_seconds));
+                }
+            }
+            _ = drain_sleep => {
+                tracing::info!(job = %id, "shutting down: handing the job back to the queue");
+                let _ = store.release(&id, attempt, Utc::now()).await;
+                let _ = std::fs::remove_file(&temp);
+                shared.wake_workers.notify_one();
+                return;
+            }
+        }
+    };
+    // Dropping `conversion` kills the child if it is still running.
+    drop(conversion);
+    let Some(outcome) = outcome else {
+        let _ = std::fs::remove_file(&temp);
+        return;
+    };
+    let finish = match outcome {
+        ChildOutcome::Done(mut metadata) => {
+            let final_path = output_path(shared, &job);
+            // Confirm the attempt is still ours before the output replaces anything.
+            let until = millis(Utc::now()) + lease(shared).as_millis() as i64;
+            if !matches!(store.renew(&id, attempt, until).await, Ok(true)) {
+                let _ = std::fs::remove_file(&temp);
+                tracing::warn!(job = %id, attempt, "lease lost before completion; result discarded");
+                return;
+            }
+            if let Err(e) = std::fs::rename(&temp, &final_path) {
+                tracing::error!(job = %id, error = %e, "cannot move the output into place");
+                let _ = std::fs::remove_file(&temp);
+                failure(
+                    &job,
+                    attempt,
+                    "The converted file could not be saved.",
+                    "internal",
+                    started,
+                )
+            } else {
+                let converter = metadata
+                    .get("converter")
+                    .and_then(Value::as_str)
+                    .unwrap_or("unknown")
+                    .to_string();
+                shared
+                    .metrics
+                    .conversion(&converter, started.elapsed().as_secs_f64());
+                metadata.insert("attempts".into(), json!(attempt));
+                metadata.insert(
+                    "elapsed_ms".into(),
+                    json!(started.elapsed().as_millis() as u64),
+                );
+                Finish {
+                    status: Status::Completed,
+                    error_message: None,
+                    metadata,
+                    at: Utc::now(),
+                }
+            }
+        }
+        ChildOutcome::Failed { kind, message } => {
+            let _ = std::fs::remove_file(&temp);
+            failure(&job, attempt, &message, &kind, started)
+        }
+    };
+    finish_job(shared, &id, attempt, finish).await;
+}
+
+fn failure(job: &Job, attempt: u32, message: &str, kind: &str, started: Instant) -> Finish {
+    let mut metadata: Map<String, Value> = job.state.metadata.clone().unwrap_or_default();
+    metadata.insert("detected_mime".into(), json!(job.spec.mime));
+    metadata.insert("input_bytes".into(), json!(job.spec.input_bytes));
+    metadata.insert("error_kind".into(), json!(kind));
+    metadata.insert("attempts".into(), json!(attempt));
+    metadata.insert(
+        "elapsed_ms".into(),
+        json!(started.elapsed().as_millis() as u64),
+    );
+    Finish {
+        status: Status::Failed,
+        error_message: Some(message.to_string()),
+        metadata,
+        at: Utc::now(),
+    }
+}
+
+async fn finish_job(shared: &Arc<Shared>, id: &str, attempt: u32, finish: Finish) {
+    match shared.store.finish(id, attempt, &finish).await {
+        Ok(true) => {
+            shared.metrics.job_finished(finish.status.as_str());
+            shared.wake_webhooks.notify_one();
+            tracing::info!(job = %id, attempt, status = finish.status.as_str(),
+                error = finish.error_message.as_deref().unwrap_or(""), "job finished");
+        }
+        Ok(false) => {
+            tracing::warn!(job = %id, attempt, "attempt superseded; its result was not recorded")
+        }
+        Err(e) => {
+            tracing::error!(job = %id, error = %e, "cannot record the job's end; the lease will expire and it will run again")
+        }
+    }
+}
+
+/// Requeues jobs of dead workers, every half lease, until shutdown.
+pub async fn run_reclaimer(shared: Arc<Shared>, mut shutdown: watch::Receiver<bool>) {
+    let every = (lease(&shared) / 2).max(Duration::from_millis(500));
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(every) => {}
+            _ = shutdown.changed() => {}
+        }
+        if *shutdown.borrow() {
+            break;
+        }
+        match shared.store.reclaim(Utc::now()).await {
+            Ok(events) => {
+                for e in &events {
+                    shared.metrics.job_reclaimed();
+                    match e {
+                        Reclaimed::Requeued(id) => {
+                            tracing::warn!(job = %id, "worker lost; job requeued");
+                            shared.wake_workers.notify_one();
+                        }
+                        Reclaimed::Failed(id) => {
+                            tracing::warn!(job = %id, "worker lost on the last attempt; job failed");
+                            shared.metrics.job_finished("failed");
+                            shared.wake_webhooks.notify_one();
+                        }
+                    }
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "reclaim failed"),
+        }
+    }
+}
+
+/// Announces this process's workers to the store every few seconds (Redis readiness).
+pub async fn run_heartbeat(shared: Arc<Shared>, mut shutdown: watch::Receiver<bool>) {
+    loop {
+        if shared.workers.load(Ordering::SeqCst) > 0 {
+            if let Err(e) = shared
+                .store
+                .heartbeat(&shared.process_id, millis(Utc::now()))
+                .await
+            {
+                tracing::debug!(error = %e, "heartbeat failed");
+            }
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_secs(5)) => {}
+            _ = shutdown.changed() => {}
+        }
+        if *shutdown.borrow() {
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percent;
+
+    #[test]
+    fn progress_maps_into_5_to_99() {
+        assert_eq!(percent(0, 0), 5);
+        assert_eq!(percent(0, 10), 5);
+        assert_eq!(percent(5, 10), 50);
+        assert_eq!(percent(10, 10), 95);
+        assert_eq!(percent(20, 10), 95);
+    }
+}

@@ -1,0 +1,399 @@
+//! The store/queue contract, run against both implementations: FIFO claims, attempts counted
+//! at claim, leases and fencing, reclaim and the attempt limit, hand-back, monotonic progress,
+//! webhook delivery scheduling, retention listing.
+
+use crate::both_stores;
+use crate::support::*;
+use chrono::{Duration as CDuration, Utc};
+use quire::service::job::{Job, JobSpec, OutputFormat, Status, MAX_ATTEMPTS};
+use quire::service::store::{Finish, Reclaimed, Store};
+use serde_json::json;
+
+/// A store under a fresh directory (embedded) or a fresh key prefix (Redis).
+struct Fixture {
+    store: Store,
+    prefix: Option<String>,
+    _dir: tempfile::TempDir,
+}
+
+impl std::ops::Deref for Fixture {
+    type Target = Store;
+    fn deref(&self) -> &Store {
+        &self.store
+    }
+}
+
+impl Fixture {
+    async fn close(self) {
+        if let Some(p) = &self.prefix {
+            redis_cleanup(p).await;
+        }
+    }
+}
+
+async fn open(kind: StoreKind) -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let config = test_config(kind, dir.path());
+    let store = Store::open(&config).await.expect("store opens");
+    Fixture {
+        store,
+        prefix: config
+            .redis_url
+            .is_some()
+            .then(|| config.redis_key_prefix.clone()),
+        _dir: dir,
+    }
+}
+
+fn new_job(notify: bool) -> Job {
+    let id = uuid::Uuid::new_v4().to_string();
+    Job::new(JobSpec {
+        id: id.clone(),
+        file_name: "a.txt".into(),
+        output_format: OutputFormat::Markdown,
+        use_ocr: false,
+        ocr_provider: None,
+        webhook_url: None,
+        notify_url: notify.then(|| "http://127.0.0.1:9/hook".to_string()),
+        result_url: format!("http://localhost/api/v1/jobs/{id}/result"),
+        created_at: Utc::now(),
+        input_bytes: 5,
+        mime: "text/plain".into(),
+    })
+}
+
+fn done(status: Status) -> Finish {
+    Finish {
+        status,
+        error_message: (status == Status::Failed).then(|| "broken".to_string()),
+        metadata: serde_json::Map::new(),
+        at: Utc::now(),
+    }
+}
+
+both_stores!(claims_are_fifo_and_count_attempts, |kind| async move {
+    let store = open(kind).await;
+    let a = new_job(false);
+    let b = new_job(false);
+    store.create(&a).await.unwrap();
+    store.create(&b).await.unwrap();
+    assert_eq!(store.queue_depth().await.unwrap(), 2);
+    let now = Utc::now();
+    let lease = now.timestamp_millis() + 60_000;
+    let c1 = store.claim(now, lease).await.unwrap().unwrap();
+    assert_eq!(c1.job.spec.id, a.spec.id);
+    assert_eq!(c1.attempt, 1);
+    assert_eq!(c1.job.state.status, Status::Processing);
+    let c2 = store.claim(now, lease).await.unwrap().unwrap();
+    assert_eq!(c2.job.spec.id, b.spec.id);
+    assert!(store.claim(now, lease).await.unwrap().is_none());
+    assert_eq!(store.queue_depth().await.unwrap(), 0);
+    let got = store.get(&a.spec.id).await.unwrap().unwrap();
+    assert_eq!(got.state.status, Status::Processing);
+    assert_eq!(got.state.attempts, 1);
+    assert_eq!(got.spec, a.spec);
+    store.close().await;
+});
+
+both_stores!(progress_is_monotonic_and_fenced, |kind| async move {
+    let store = open(kind).await;
+    let a = new_job(false);
+    store.create(&a).await.unwrap();
+    let now = Utc::now();
+    let c = store
+        .claim(now, now.timestamp_millis() + 60_000)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(store
+        .progress(&a.spec.id, c.attempt, 40, Utc::now())
+        .await
+        .unwrap());
+    assert!(store
+        .progress(&a.spec.id, c.attempt, 20, Utc::now())
+        .await
+        .unwrap());
+    assert_eq!(
+        store.get(&a.spec.id).await.unwrap().unwrap().state.progress,
+        40
+    );
+    // 100 is for completion only.
+    assert!(store
+        .progress(&a.spec.id, c.attempt, 100, Utc::now())
+        .await
+        .unwrap());
+    assert_eq!(
+        store.get(&a.spec.id).await.unwrap().unwrap().state.progress,
+        99
+    );
+    // A stale attempt cannot write.
+    assert!(!store
+        .progress(&a.spec.id, c.attempt + 1, 50, Utc::now())
+        .await
+        .unwrap());
+    assert!(!store.renew(&a.spec.id, c.attempt + 1, 0).await.unwrap());
+    assert!(!store
+        .finish(&a.spec.id, c.attempt + 1, &done(Status::Completed))
+        .await
+        .unwrap());
+    assert!(store
+        .finish(&a.spec.id, c.attempt, &done(Status::Completed))
+        .await
+        .unwrap());
+    let j = store.get(&a.spec.id).await.unwrap().unwrap();
+    assert_eq!(j.state.status, Status::Completed);
+    assert_eq!(j.state.progress, 100);
+    assert!(j.state.completed_at.is_some());
+    // A finished job takes no more writes.
+    assert!(!store
+        .finish(&a.spec.id, c.attempt, &done(Status::Failed))
+        .await
+        .unwrap());
+    assert!(!store
+        .progress(&a.spec.id, c.attempt, 10, Utc::now())
+        .await
+        .unwrap());
+    store.close().await;
+});
+
+both_stores!(
+    expired_leases_are_reclaimed_then_failed,
+    |kind| async move {
+        let store = open(kind).await;
+        let a = new_job(true);
+        store.create(&a).await.unwrap();
+        let id = a.spec.id.clone();
+        let mut attempts = Vec::new();
+        for round in 1..=MAX_ATTEMPTS {
+            let now = Utc::now();
+            // A lease that has already ended: the worker "died".
+            let c = store
+                .claim(now, now.timestamp_millis() - 1)
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(c.attempt, round);
+            attempts.push(c.attempt);
+            let events = store.reclaim(Utc::now()).await.unwrap();
+            if round < MAX_ATTEMPTS {
+                assert_eq!(events, vec![Reclaimed::Requeued(id.clone())]);
+                let j = store.get(&id).await.unwrap().unwrap();
+                assert_eq!(j.state.status, Status::Pending);
+                // The old attempt is fenced off.
+                assert!(!store
+                    .finish(&id, c.attempt, &done(Status::Completed))
+                    .await
+                    .unwrap());
+            } else {
+                assert_eq!(events, vec![Reclaimed::Failed(id.clone())]);
+            }
+        }
+        let j = store.get(&id).await.unwrap().unwrap();
+        assert_eq!(j.state.status, Status::Failed);
+        assert!(j.state.error_message.unwrap().contains("3 times"));
+        assert!(j.state.completed_at.is_some());
+        // The failure is notified.
+        let now = Utc::now().timestamp_millis();
+        let d = store
+            .claim_delivery(now, now + 60_000)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(d.job_id, id);
+        assert!(store
+            .claim(Utc::now(), now + 60_000)
+            .await
+            .unwrap()
+            .is_none());
+        store.close().await;
+    }
+);
+
+both_stores!(live_leases_are_kept_and_renewed, |kind| async move {
+    let store = open(kind).await;
+    let a = new_job(false);
+    store.create(&a).await.unwrap();
+    let now = Utc::now();
+    let c = store
+        .claim(now, now.timestamp_millis() + 200)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(store
+        .renew(&a.spec.id, c.attempt, now.timestamp_millis() + 60_000)
+        .await
+        .unwrap());
+    let later = now + CDuration::milliseconds(1_000);
+    assert!(store.reclaim(later).await.unwrap().is_empty());
+    assert_eq!(
+        store.get(&a.spec.id).await.unwrap().unwrap().state.status,
+        Status::Processing
+    );
+    store.close().await;
+});
+
+both_stores!(release_hands_back_without_counting, |kind| async move {
+    let store = open(kind).await;
+    let a = new_job(false);
+    let b = new_job(false);
+    store.create(&a).await.unwrap();
+    store.create(&b).await.unwrap();
+    let now = Utc::now();
+    let c = store
+        .claim(now, now.timestamp_millis() + 60_000)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(store
+        .release(&a.spec.id, c.attempt, Utc::now())
+        .await
+        .unwrap());
+    let j = store.get(&a.spec.id).await.unwrap().unwrap();
+    assert_eq!(j.state.status, Status::Pending);
+    assert_eq!(j.state.attempts, 0);
+    // Handed-back jobs go to the front.
+    let again = store
+        .claim(now, now.timestamp_millis() + 60_000)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(again.job.spec.id, a.spec.id);
+    assert_eq!(again.attempt, 1);
+    store.close().await;
+});
+
+both_stores!(
+    deliveries_are_scheduled_with_the_finish,
+    |kind| async move {
+        let store = open(kind).await;
+        let quiet = new_job(false);
+        let loud = new_job(true);
+        store.create(&quiet).await.unwrap();
+        store.create(&loud).await.unwrap();
+        let now = Utc::now();
+        for _ in 0..2 {
+            let c = store
+                .claim(now, now.timestamp_millis() + 60_000)
+                .await
+                .unwrap()
+                .unwrap();
+            assert!(store
+                .finish(&c.job.spec.id, c.attempt, &done(Status::Completed))
+                .await
+                .unwrap());
+        }
+        assert_eq!(store.pending_deliveries().await.unwrap(), 1);
+        let t = Utc::now().timestamp_millis();
+        let d = store.claim_delivery(t, t + 60_000).await.unwrap().unwrap();
+        assert_eq!(d.job_id, loud.spec.id);
+        assert_eq!(d.sent, 0);
+        // Leased: not handed out twice.
+        assert!(store.claim_delivery(t, t + 60_000).await.unwrap().is_none());
+        store
+            .retry_delivery(
+                &d.job_id,
+                1,
+                t + 100,
+                &json!({"delivered": false, "attempts": 1}),
+            )
+            .await
+            .unwrap();
+        assert!(
+            store.claim_delivery(t, t + 60_000).await.unwrap().is_none(),
+            "not due yet"
+        );
+        let d2 = store
+            .claim_delivery(t + 200, t + 60_000)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(d2.sent, 1);
+        store
+            .end_delivery(&d2.job_id, &json!({"delivered": true, "attempts": 2}))
+            .await
+            .unwrap();
+        assert_eq!(store.pending_deliveries().await.unwrap(), 0);
+        let j = store.get(&loud.spec.id).await.unwrap().unwrap();
+        assert_eq!(j.view().metadata.unwrap()["webhook"]["delivered"], true);
+        store.close().await;
+    }
+);
+
+both_stores!(
+    expired_lists_finished_jobs_and_delete_removes,
+    |kind| async move {
+        let store = open(kind).await;
+        let a = new_job(false);
+        let b = new_job(false);
+        store.create(&a).await.unwrap();
+        store.create(&b).await.unwrap();
+        let now = Utc::now();
+        let c = store
+            .claim(now, now.timestamp_millis() + 60_000)
+            .await
+            .unwrap()
+            .unwrap();
+        store
+            .finish(&c.job.spec.id, c.attempt, &done(Status::Failed))
+            .await
+            .unwrap();
+        let later = Utc::now().timestamp_millis() + 1;
+        assert_eq!(
+            store.expired(later, 10).await.unwrap(),
+            vec![a.spec.id.clone()]
+        );
+        assert!(store
+            .expired(now.timestamp_millis() - 10_000, 10)
+            .await
+            .unwrap()
+            .is_empty());
+        assert!(store.delete(&a.spec.id).await.unwrap().is_some());
+        assert!(store.get(&a.spec.id).await.unwrap().is_none());
+        assert!(store.expired(later, 10).await.unwrap().is_empty());
+        // A deleted pending job is skipped by claim.
+        assert!(store.delete(&b.spec.id).await.unwrap().is_some());
+        assert!(store
+            .claim(Utc::now(), later + 60_000)
+            .await
+            .unwrap()
+            .is_none());
+        assert!(store.delete(&b.spec.id).await.unwrap().is_none());
+        store.close().await;
+    }
+);
+
+both_stores!(
+    concurrent_claims_hand_each_job_out_once,
+    |kind| async move {
+        let store = open(kind).await;
+        let mut ids = Vec::new();
+        for _ in 0..50 {
+            let j = new_job(false);
+            ids.push(j.spec.id.clone());
+            store.create(&j).await.unwrap();
+        }
+        let mut tasks = Vec::new();
+        for _ in 0..8 {
+            let store = store.store.clone();
+            tasks.push(tokio::spawn(async move {
+                let mut got = Vec::new();
+                while let Some(c) = store
+                    .claim(Utc::now(), Utc::now().timestamp_millis() + 60_000)
+                    .await
+                    .unwrap()
+                {
+                    got.push(c.job.spec.id);
+                }
+                got
+            }));
+        }
+        let mut all = Vec::new();
+        for t in tasks {
+            all.extend(t.await.unwrap());
+        }
+        all.sort();
+        ids.sort();
+        assert_eq!(all, ids);
+        store.close().await;
+    }
+);

@@ -1,0 +1,217 @@
+//! What a conversion may consult while it runs: limits, deadline, progress, OCR, warnings.
+//!
+//! A conversion is synchronous CPU work. It calls [`Context::check`] between units of work
+//! (pages, slides, sheets, images) so a deadline or cancellation stops it cooperatively; the
+//! host also enforces a hard wall-clock and memory limit from outside, for code that loops.
+
+use crate::{Error, OcrImage, OcrOutput, OcrProvider, Result};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// Hard limits for one conversion. Converters check them before allocating for a thing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Limits {
+    /// Pages, slides, sheets or image frames.
+    pub max_parts: u32,
+    /// Pixels of any one decoded image (width x height).
+    pub max_image_pixels: u64,
+    /// Images kept per document; the rest are listed as skipped.
+    pub max_images: u32,
+    /// Bytes inflated from a container (ZIP entries, PDF streams), counted as actually inflated.
+    pub max_inflated_bytes: u64,
+    /// Entries in a ZIP container.
+    pub max_archive_entries: u32,
+    /// Inflated / compressed ratio of a ZIP entry above which it is treated as a bomb.
+    pub max_compression_ratio: u32,
+    /// Nesting depth of XML, JSON and HTML trees.
+    pub max_depth: u32,
+    /// Cells in one sheet (rows x columns), checked from the declared dimensions first.
+    pub max_sheet_cells: u64,
+    /// Bytes of rendered output.
+    pub max_output_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_parts: 10_000,
+            max_image_pixels: 50_000_000,
+            max_images: 1_000,
+            max_inflated_bytes: 2 << 30,
+            max_archive_entries: 20_000,
+            max_compression_ratio: 1_000,
+            max_depth: 512,
+            max_sheet_cells: 50_000_000,
+            max_output_bytes: 512 << 20,
+        }
+    }
+}
+
+/// Receives progress as units done out of a total (pages, slides, sheets, images).
+pub trait ProgressSink {
+    fn report(&mut self, done: u64, total: u64);
+}
+
+impl<F: FnMut(u64, u64)> ProgressSink for F {
+    fn report(&mut self, done: u64, total: u64) {
+        self(done, total)
+    }
+}
+
+/// An OCR request as the host sees it: the provider plus its identity (for metadata).
+pub struct OcrRequest<'a> {
+    pub provider_id: &'a str,
+    pub provider: &'a dyn OcrProvider,
+}
+
+/// The conversion context handed to [`crate::Converter::convert`].
+pub struct Context<'a> {
+    pub limits: Limits,
+    deadline: Option<Instant>,
+    cancel: Option<&'a AtomicBool>,
+    progress: Option<&'a mut dyn ProgressSink>,
+    ocr: Option<OcrRequest<'a>>,
+    ocr_images: u32,
+    warnings: Vec<String>,
+}
+
+impl<'a> Context<'a> {
+    /// A context with default limits, no deadline, no progress sink and OCR off.
+    pub fn new() -> Self {
+        Context {
+            limits: Limits::default(),
+            deadline: None,
+            cancel: None,
+            progress: None,
+            ocr: None,
+            ocr_images: 0,
+            warnings: Vec::new(),
+        }
+    }
+
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    pub fn with_deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    pub fn with_cancel(mut self, flag: &'a AtomicBool) -> Self {
+        self.cancel = Some(flag);
+        self
+    }
+
+    pub fn with_progress(mut self, sink: &'a mut dyn ProgressSink) -> Self {
+        self.progress = Some(sink);
+        self
+    }
+
+    pub fn with_ocr(mut self, provider_id: &'a str, provider: &'a dyn OcrProvider) -> Self {
+        self.ocr = Some(OcrRequest {
+            provider_id,
+            provider,
+        });
+        self
+    }
+
+    /// Fails with a timeout error once the deadline has passed or the job was cancelled.
+    /// Call it between units of work.
+    pub fn check(&self) -> Result<()> {
+        if let Some(flag) = self.cancel {
+            if flag.load(Ordering::Relaxed) {
+                return Err(Error::timeout("The conversion was cancelled."));
+            }
+        }
+        if let Some(deadline) = self.deadline {
+            if Instant::now() >= deadline {
+                return Err(Error::timeout(
+                    "The conversion took longer than the configured time limit.",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Reports `done` of `total` units finished.
+    pub fn progress(&mut self, done: u64, total: u64) {
+        if let Some(sink) = self.progress.as_deref_mut() {
+            sink.report(done.min(total), total);
+        }
+    }
+
+    /// Whether the job asked for OCR.
+    pub fn ocr_enabled(&self) -> bool {
+        self.ocr.is_some()
+    }
+
+    /// The id of the OCR provider in use, if OCR is on.
+    pub fn ocr_provider_id(&self) -> Option<&str> {
+        self.ocr.as_ref().map(|o| o.provider_id)
+    }
+
+    /// Reads the text in an image with the job's OCR provider. `None` when OCR is off.
+    pub fn ocr(&mut self, image: &OcrImage<'_>) -> Option<Result<OcrOutput>> {
+        let request = self.ocr.as_ref()?;
+        if let Err(e) = self.check() {
+            return Some(Err(e));
+        }
+        self.ocr_images += 1;
+        Some(request.provider.recognize(image))
+    }
+
+    /// Images sent to OCR so far.
+    pub fn ocr_image_count(&self) -> u32 {
+        self.ocr_images
+    }
+
+    /// Records something the user should know (a page that could not be read, an image skipped).
+    pub fn warn(&mut self, message: impl Into<String>) {
+        if self.warnings.len() < 100 {
+            self.warnings.push(message.into());
+        }
+    }
+
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
+    }
+}
+
+impl Default for Context<'_> {
+    fn default() -> Self {
+        Context::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn deadline_and_cancel_stop_work() {
+        let ctx = Context::new().with_deadline(Instant::now() - Duration::from_millis(1));
+        assert_eq!(ctx.check().unwrap_err().kind(), crate::ErrorKind::Timeout);
+        let flag = AtomicBool::new(false);
+        let ctx = Context::new().with_cancel(&flag);
+        assert!(ctx.check().is_ok());
+        flag.store(true, Ordering::Relaxed);
+        assert!(ctx.check().is_err());
+    }
+
+    #[test]
+    fn progress_is_clamped_to_total() {
+        let mut seen = Vec::new();
+        let mut sink = |d, t| seen.push((d, t));
+        let mut ctx = Context::new().with_progress(&mut sink);
+        ctx.progress(3, 2);
+        drop(ctx);
+        assert_eq!(seen, vec![(2, 2)]);
+    }
+}

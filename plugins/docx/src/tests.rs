@@ -1,0 +1,558 @@
+//! Unit tests on DOCX packages built in code: each test writes the parts it needs.
+
+use super::*;
+use quire_plugin_api::{Image, List, OcrOutput, OcrProvider, Style, Table};
+use std::io::Write;
+
+const NS: &str = r#"xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture" xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape" xmlns:v="urn:schemas-microsoft-com:vml" xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math""#;
+
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDRfake";
+
+fn zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut w = ::zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = ::zip::write::SimpleFileOptions::default()
+        .compression_method(::zip::CompressionMethod::Deflated);
+    for (name, data) in entries {
+        w.start_file(*name, opts).unwrap();
+        w.write_all(data).unwrap();
+    }
+    w.finish().unwrap().into_inner()
+}
+
+const PKG_RELS: &str = r#"<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties" Target="docProps/core.xml"/></Relationships>"#;
+
+const DOC_RELS: &str = r#"<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">
+<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/>
+<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/numbering" Target="numbering.xml"/>
+<Relationship Id="rId3" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/footnotes" Target="footnotes.xml"/>
+<Relationship Id="rId4" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/endnotes" Target="endnotes.xml"/>
+<Relationship Id="rId5" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/comments" Target="comments.xml"/>
+<Relationship Id="rId10" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/image1.png"/>
+<Relationship Id="rId11" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="https://example.com/a?b=1&amp;c=2" TargetMode="External"/>
+<Relationship Id="rId12" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="http://example.invalid/remote.png" TargetMode="External"/>
+<Relationship Id="rId13" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/header" Target="header1.xml"/>
+<Relationship Id="rId14" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/footer" Target="footer1.xml"/>
+<Relationship Id="rId15" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/image2.emf"/>
+<Relationship Id="rId16" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/header" Target="header2.xml"/>
+</Relationships>"#;
+
+const STYLES: &str = r#"<w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">
+<w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/></w:style>
+<w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/><w:basedOn w:val="Normal"/><w:pPr><w:outlineLvl w:val="0"/></w:pPr><w:rPr><w:b/></w:rPr></w:style>
+<w:style w:type="paragraph" w:styleId="berschrift2"><w:name w:val="heading 2"/><w:basedOn w:val="Normal"/></w:style>
+<w:style w:type="paragraph" w:styleId="Title"><w:name w:val="Title"/></w:style>
+<w:style w:type="paragraph" w:styleId="MyHeading"><w:name w:val="My Heading"/><w:basedOn w:val="berschrift2"/></w:style>
+<w:style w:type="paragraph" w:styleId="ListBullet"><w:name w:val="List Bullet"/><w:pPr><w:numPr><w:numId w:val="1"/></w:numPr></w:pPr></w:style>
+<w:style w:type="character" w:styleId="Strong"><w:name w:val="Strong"/><w:rPr><w:b/></w:rPr></w:style>
+<w:style w:type="character" w:styleId="Hyperlink"><w:name w:val="Hyperlink"/><w:rPr><w:u w:val="single"/></w:rPr></w:style>
+</w:styles>"#;
+
+const NUMBERING: &str = r#"<w:numbering xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">
+<w:abstractNum w:abstractNumId="0"><w:lvl w:ilvl="0"><w:numFmt w:val="bullet"/><w:lvlText w:val=""/></w:lvl><w:lvl w:ilvl="1"><w:numFmt w:val="bullet"/><w:lvlText w:val="o"/></w:lvl></w:abstractNum>
+<w:abstractNum w:abstractNumId="1"><w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:lvlText w:val="%1."/></w:lvl><w:lvl w:ilvl="1"><w:start w:val="1"/><w:numFmt w:val="lowerLetter"/><w:lvlText w:val="%2)"/></w:lvl></w:abstractNum>
+<w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>
+<w:num w:numId="2"><w:abstractNumId w:val="1"/></w:num>
+<w:num w:numId="3"><w:abstractNumId w:val="1"/><w:lvlOverride w:ilvl="0"><w:startOverride w:val="1"/></w:lvlOverride></w:num>
+</w:numbering>"#;
+
+fn document(body: &str) -> String {
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document {NS}><w:body>{body}</w:body></w:document>"#
+    )
+}
+
+fn p(text: &str) -> String {
+    format!("<w:p><w:r><w:t xml:space=\"preserve\">{text}</w:t></w:r></w:p>")
+}
+
+fn styled(style: &str, text: &str) -> String {
+    format!("<w:p><w:pPr><w:pStyle w:val=\"{style}\"/></w:pPr><w:r><w:t>{text}</w:t></w:r></w:p>")
+}
+
+fn item(num: u32, lvl: u32, text: &str) -> String {
+    format!("<w:p><w:pPr><w:numPr><w:ilvl w:val=\"{lvl}\"/><w:numId w:val=\"{num}\"/></w:numPr></w:pPr><w:r><w:t>{text}</w:t></w:r></w:p>")
+}
+
+/// A package with the standard parts plus `extra`.
+fn docx(body: &str, extra: &[(&str, &[u8])]) -> Vec<u8> {
+    let doc = document(body);
+    let mut entries: Vec<(&str, &[u8])> = vec![
+        ("_rels/.rels", PKG_RELS.as_bytes()),
+        ("word/document.xml", doc.as_bytes()),
+        ("word/_rels/document.xml.rels", DOC_RELS.as_bytes()),
+        ("word/styles.xml", STYLES.as_bytes()),
+        ("word/numbering.xml", NUMBERING.as_bytes()),
+    ];
+    entries.extend_from_slice(extra);
+    zip(&entries)
+}
+
+fn run(bytes: &[u8]) -> Document {
+    let mut ctx = Context::new();
+    convert(bytes, &mut ctx).expect("converts")
+}
+
+fn blocks(doc: &Document) -> &[Block] {
+    &doc.parts[0].blocks
+}
+
+fn text_of(doc: &Document) -> String {
+    let mut s = String::new();
+    blocks_text(blocks(doc), &mut s);
+    s
+}
+
+fn plain(inlines: &[Inline]) -> String {
+    let mut s = String::new();
+    build::inline_text(inlines, &mut s);
+    s
+}
+
+#[test]
+fn headings_from_styles_outline_levels_and_bases() {
+    let body = [
+        styled("Title", "The Title"),
+        styled("Heading1", "Chapter"),
+        styled("berschrift2", "Localised"),
+        styled("MyHeading", "Custom"),
+        "<w:p><w:pPr><w:outlineLvl w:val=\"3\"/></w:pPr><w:r><w:t>Outlined</w:t></w:r></w:p>"
+            .to_owned(),
+        p("Body text"),
+    ]
+    .concat();
+    let doc = run(&docx(&body, &[]));
+    let levels: Vec<(u8, String)> = blocks(&doc)
+        .iter()
+        .filter_map(|b| match b {
+            Block::Heading { level, content } => Some((*level, plain(content))),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        levels,
+        vec![
+            (1, "The Title".into()),
+            (1, "Chapter".into()),
+            (2, "Localised".into()),
+            (2, "Custom".into()),
+            (4, "Outlined".into())
+        ]
+    );
+    // A heading style's bold is not repeated as run formatting.
+    assert!(
+        matches!(&blocks(&doc)[1], Block::Heading { content, .. } if content == &vec![Inline::plain("Chapter")])
+    );
+    assert_eq!(doc.kind, DocumentKind::Flowing);
+    assert_eq!(doc.type_label, "Word Document");
+}
+
+#[test]
+fn run_formatting_revisions_and_special_characters() {
+    let body = r#"<w:p>
+<w:r><w:rPr><w:b/></w:rPr><w:t>bold</w:t></w:r><w:r><w:t xml:space="preserve"> </w:t></w:r>
+<w:r><w:rPr><w:u w:val="single"/></w:rPr><w:t>under</w:t></w:r>
+<w:r><w:rPr><w:strike/></w:rPr><w:t>gone</w:t></w:r>
+<w:r><w:rPr><w:rStyle w:val="Strong"/></w:rPr><w:t>strong</w:t></w:r>
+<w:r><w:rPr><w:b w:val="0"/></w:rPr><w:t>-off</w:t></w:r>
+<w:del w:id="1" w:author="x"><w:r><w:delText>DELETED</w:delText></w:r></w:del>
+<w:ins w:id="2" w:author="x"><w:r><w:t>inserted</w:t></w:r></w:ins>
+<w:r><w:rPr><w:vanish/></w:rPr><w:t>HIDDEN</w:t></w:r>
+<w:r><w:t>a</w:t><w:tab/><w:t>b</w:t><w:br/><w:t>c</w:t><w:noBreakHyphen/><w:t>d</w:t><w:softHyphen/><w:sym w:font="Symbol" w:char="F061"/></w:r>
+</w:p>"#;
+    let doc = run(&docx(body, &[]));
+    let Block::Paragraph(content) = &blocks(&doc)[0] else {
+        panic!("{:?}", blocks(&doc))
+    };
+    assert!(content.contains(&Inline::styled("bold", Style::BOLD)));
+    assert!(content.contains(&Inline::styled("under", Style::ITALIC)));
+    assert!(content.contains(&Inline::styled(
+        "gone",
+        Style {
+            strike: true,
+            ..Style::PLAIN
+        }
+    )));
+    assert!(content.contains(&Inline::styled("strong", Style::BOLD)));
+    let text = plain(content);
+    assert!(text.contains("-offinserteda\tb\nc-dα"), "{text:?}");
+    assert!(!text.contains("DELETED") && !text.contains("HIDDEN"));
+}
+
+#[test]
+fn lists_nest_number_and_restart() {
+    let body = [
+        item(1, 0, "apple"),
+        item(1, 1, "seed"),
+        item(1, 0, "pear"),
+        p("between"),
+        item(2, 0, "one"),
+        item(2, 1, "sub a"),
+        item(2, 1, "sub b"),
+        item(2, 0, "two"),
+        p("between"),
+        item(2, 0, "three"),
+        item(3, 0, "restarted"),
+        styled("ListBullet", "style bullet"),
+    ]
+    .concat();
+    let doc = run(&docx(&body, &[]));
+    let lists: Vec<&List> = blocks(&doc)
+        .iter()
+        .filter_map(|b| match b {
+            Block::List(l) => Some(l),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(lists.len(), 5, "{:#?}", blocks(&doc));
+    assert!(!lists[0].ordered);
+    assert_eq!(lists[0].items.len(), 2);
+    assert!(matches!(&lists[0].items[0].blocks[1], Block::List(inner) if inner.items.len() == 1));
+    assert!(lists[1].ordered);
+    assert_eq!(lists[1].start, 1);
+    let Block::List(sub) = &lists[1].items[0].blocks[1] else {
+        panic!("nested list expected")
+    };
+    // "a)" is not a Markdown marker: the label stays as text in an unordered list.
+    assert!(!sub.ordered);
+    assert!(matches!(&sub.items[1].blocks[0], Block::Paragraph(c) if plain(c) == "b) sub b"));
+    // Numbering continues across the paragraph in between...
+    assert_eq!((lists[2].ordered, lists[2].start), (true, 3));
+    assert_eq!(lists[2].items.len(), 1);
+    // ...and restarts where a num overrides the start.
+    assert_eq!((lists[3].ordered, lists[3].start), (true, 1));
+    assert!(!lists[4].ordered);
+}
+
+#[test]
+fn tables_with_merges_headers_and_nested_tables() {
+    let body = r#"<w:tbl><w:tblPr/><w:tblGrid><w:gridCol/><w:gridCol/><w:gridCol/></w:tblGrid>
+<w:tr><w:trPr><w:tblHeader/></w:trPr><w:tc><w:tcPr><w:gridSpan w:val="2"/></w:tcPr><w:p><w:r><w:t>AB</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>C</w:t></w:r></w:p></w:tc></w:tr>
+<w:tr><w:tc><w:tcPr><w:vMerge w:val="restart"/></w:tcPr><w:p><w:r><w:t>tall</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>x</w:t></w:r></w:p><w:p><w:r><w:t>y</w:t></w:r></w:p></w:tc><w:tc>
+  <w:tbl><w:tr><w:tc><w:p><w:r><w:t>n1</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>n2</w:t></w:r></w:p></w:tc></w:tr></w:tbl><w:p/></w:tc></w:tr>
+<w:tr><w:tc><w:tcPr><w:vMerge/></w:tcPr><w:p/></w:tc><w:tc><w:p><w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="2"/></w:numPr></w:pPr><w:r><w:t>listed</w:t></w:r></w:p></w:tc><w:tc><w:p/></w:tc></w:tr>
+</w:tbl>"#;
+    let doc = run(&docx(body, &[]));
+    let Block::Table(Table { header_rows, rows }) = &blocks(&doc)[0] else {
+        panic!("table expected")
+    };
+    assert_eq!(*header_rows, 1);
+    assert_eq!(
+        (rows[0][0].colspan, plain(&rows[0][0].content).as_str()),
+        (2, "AB")
+    );
+    assert_eq!(
+        (rows[1][0].rowspan, plain(&rows[1][0].content).as_str()),
+        (2, "tall")
+    );
+    assert_eq!(plain(&rows[1][1].content), "x\ny");
+    assert_eq!(plain(&rows[1][2].content), "n1 | n2");
+    // The merged-away cell is not repeated; the list label is written out.
+    assert_eq!(rows[2].len(), 2);
+    assert_eq!(plain(&rows[2][0].content), "1. listed");
+}
+
+#[test]
+fn notes_and_comments_come_last_in_reference_order() {
+    let body = r#"<w:p><w:r><w:t>Claim</w:t></w:r><w:r><w:endnoteReference w:id="5"/></w:r><w:r><w:footnoteReference w:id="2"/></w:r><w:r><w:commentReference w:id="0"/></w:r></w:p>"#;
+    let foot = format!(
+        r#"<w:footnotes {NS}><w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote><w:footnote w:id="2"><w:p><w:r><w:footnoteRef/></w:r><w:r><w:t xml:space="preserve"> A footnote.</w:t></w:r></w:p></w:footnote></w:footnotes>"#
+    );
+    let end = format!(
+        r#"<w:endnotes {NS}><w:endnote w:id="5"><w:p><w:r><w:t>An endnote.</w:t></w:r></w:p></w:endnote></w:endnotes>"#
+    );
+    let comments = format!(
+        r#"<w:comments {NS}><w:comment w:id="0" w:author="Ann"><w:p><w:r><w:t>Check this.</w:t></w:r></w:p></w:comment></w:comments>"#
+    );
+    let doc = run(&docx(
+        body,
+        &[
+            ("word/footnotes.xml", foot.as_bytes()),
+            ("word/endnotes.xml", end.as_bytes()),
+            ("word/comments.xml", comments.as_bytes()),
+        ],
+    ));
+    let b = blocks(&doc);
+    assert_eq!(
+        b[0],
+        Block::Paragraph(vec![
+            Inline::plain("Claim"),
+            Inline::NoteRef("1".into()),
+            Inline::NoteRef("2".into()),
+            Inline::NoteRef("c1".into())
+        ])
+    );
+    let notes: Vec<(String, String)> = b[1..]
+        .iter()
+        .map(|n| match n {
+            Block::Note { label, blocks } => {
+                let mut s = String::new();
+                blocks_text(blocks, &mut s);
+                (label.clone(), s.trim().to_owned())
+            }
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        notes,
+        vec![
+            ("1".into(), "An endnote.".into()),
+            ("2".into(), "A footnote.".into()),
+            ("c1".into(), "Ann: Check this.".into())
+        ]
+    );
+}
+
+#[test]
+fn hyperlinks_from_relationships_anchors_and_fields() {
+    let body = r#"<w:p><w:hyperlink r:id="rId11"><w:r><w:rPr><w:rStyle w:val="Hyperlink"/></w:rPr><w:t>site</w:t></w:r></w:hyperlink>
+<w:hyperlink w:anchor="_Toc1"><w:r><w:t>inside</w:t></w:r></w:hyperlink>
+<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> HYPERLINK "https://field.example/" </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>field link</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r>
+<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText>PAGE</w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>7</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r>
+<w:hyperlink r:id="rId99"><w:r><w:t>dangling</w:t></w:r></w:hyperlink></w:p>"#;
+    let doc = run(&docx(body, &[]));
+    let Block::Paragraph(content) = &blocks(&doc)[0] else {
+        panic!()
+    };
+    let links: Vec<(String, String)> = content
+        .iter()
+        .filter_map(|i| match i {
+            Inline::Link { href, content } => Some((href.clone(), plain(content))),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        links,
+        vec![
+            ("https://example.com/a?b=1&c=2".into(), "site".into()),
+            ("#_Toc1".into(), "inside".into()),
+            ("https://field.example/".into(), "field link".into())
+        ]
+    );
+    // Link text underlined by the Hyperlink style is not emphasis.
+    assert!(
+        matches!(&content[0], Inline::Link { content, .. } if content[0] == Inline::plain("site"))
+    );
+    let text = plain(content);
+    assert!(text.contains('7') && text.contains("dangling") && !text.contains("PAGE"));
+}
+
+fn drawing(embed_attr: &str, descr: &str) -> String {
+    format!(
+        r#"<w:r><w:drawing><wp:inline><wp:docPr id="1" name="Picture 1" descr="{descr}"/><a:graphic><a:graphicData><pic:pic><pic:blipFill><a:blip {embed_attr}/></pic:blipFill></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r>"#
+    )
+}
+
+#[test]
+fn images_keep_bytes_and_linked_images_are_not_fetched() {
+    let emf = {
+        let mut v = vec![1u8, 0, 0, 0];
+        v.extend_from_slice(&[0; 36]);
+        v.extend_from_slice(b" EMF");
+        v
+    };
+    let body = [
+        format!("<w:p>{}</w:p>", drawing(r#"r:embed="rId10""#, "A chart")),
+        format!("<w:p><w:r><w:t>Text and </w:t></w:r>{}</w:p>", drawing(r#"r:link="rId12""#, "")),
+        format!("<w:p>{}</w:p>", drawing(r#"r:embed="rId15""#, "")),
+        r#"<w:p><w:r><w:pict><v:shape><v:imagedata r:id="rId10" o:title="vml pic" xmlns:o="urn:schemas-microsoft-com:office:office"/></v:shape></w:pict></w:r></w:p>"#.to_owned(),
+    ]
+    .concat();
+    let doc = run(&docx(
+        &body,
+        &[
+            ("word/media/image1.png", PNG),
+            ("word/media/image2.emf", &emf),
+        ],
+    ));
+    let images: Vec<&Image> = doc.images();
+    assert_eq!(images.len(), 4);
+    assert!(matches!(&blocks(&doc)[0], Block::Image(_)));
+    assert_eq!(
+        (
+            images[0].name.as_str(),
+            images[0].mime.as_str(),
+            images[0].data.as_slice()
+        ),
+        ("image1.png", "image/png", PNG)
+    );
+    assert_eq!(images[0].alt.as_deref(), Some("A chart"));
+    assert!(images[1].data.is_empty() && images[1].skipped.is_some());
+    assert_eq!(images[2].mime, "image/x-emf");
+    assert_eq!(images[3].alt.as_deref(), Some("vml pic"));
+    assert_eq!(doc.metadata.extra["num_images"], 3);
+}
+
+#[test]
+fn alternate_content_reads_one_branch_only() {
+    let body = r#"<w:p><w:r><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing><wp:anchor><wp:docPr id="2" name="Text Box 2"/><a:graphic><a:graphicData><wps:wsp><wps:txbx><w:txbxContent><w:p><w:r><w:t>Boxed text</w:t></w:r></w:p></w:txbxContent></wps:txbx></wps:wsp></a:graphicData></a:graphic></wp:anchor></w:drawing></mc:Choice><mc:Fallback><w:pict><v:shape><v:textbox><w:txbxContent><w:p><w:r><w:t>Boxed text</w:t></w:r></w:p></w:txbxContent></v:textbox></v:shape></w:pict></mc:Fallback></mc:AlternateContent></w:r><w:r><w:t>Anchor paragraph</w:t></w:r></w:p>"#;
+    let doc = run(&docx(body, &[]));
+    let text = text_of(&doc);
+    assert_eq!(text.matches("Boxed text").count(), 1, "{text}");
+    assert!(text.find("Anchor paragraph") < text.find("Boxed text"));
+}
+
+#[test]
+fn headers_once_at_start_page_numbers_skipped_footers_at_end() {
+    let body = format!(
+        "{}<w:sectPr><w:headerReference w:type=\"default\" r:id=\"rId13\"/><w:headerReference w:type=\"first\" r:id=\"rId16\"/><w:footerReference w:type=\"default\" r:id=\"rId14\"/></w:sectPr>",
+        p("Body")
+    );
+    let header =
+        format!(r#"<w:hdr {NS}><w:p><w:r><w:t>Company Confidential</w:t></w:r></w:p></w:hdr>"#);
+    let header2 = format!(
+        r#"<w:hdr {NS}><w:p><w:r><w:t xml:space="preserve">Page </w:t></w:r><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText>PAGE</w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>1</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p></w:hdr>"#
+    );
+    let footer = format!(r#"<w:ftr {NS}><w:p><w:r><w:t>Footer words</w:t></w:r></w:p></w:ftr>"#);
+    let doc = run(&docx(
+        &body,
+        &[
+            ("word/header1.xml", header.as_bytes()),
+            ("word/header2.xml", header2.as_bytes()),
+            ("word/footer1.xml", footer.as_bytes()),
+        ],
+    ));
+    let texts: Vec<String> = blocks(&doc)
+        .iter()
+        .map(|b| {
+            let mut s = String::new();
+            blocks_text(std::slice::from_ref(b), &mut s);
+            s.trim().to_owned()
+        })
+        .collect();
+    assert_eq!(texts, vec!["Company Confidential", "Body", "Footer words"]);
+}
+
+#[test]
+fn equations_become_latex() {
+    let body = r#"<w:p><w:r><w:t xml:space="preserve">For </w:t></w:r><m:oMath><m:r><m:t>x</m:t></m:r></m:oMath></w:p><w:p><m:oMathPara><m:oMath><m:rad><m:radPr><m:degHide m:val="1"/></m:radPr><m:deg/><m:e><m:r><m:t>2</m:t></m:r></m:e></m:rad></m:oMath></m:oMathPara></w:p>"#;
+    let text = text_of(&run(&docx(body, &[])));
+    assert!(text.contains("For $x$"), "{text}");
+    assert!(text.contains("$$\\sqrt{2}$$"), "{text}");
+}
+
+#[test]
+fn strict_namespaces_and_core_properties() {
+    let strict = r#"<w:document xmlns:w="http://purl.oclc.org/ooxml/wordprocessingml/main"><w:body><w:p><w:r><w:t>Strict text</w:t></w:r></w:p></w:body></w:document>"#;
+    let core = r#"<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/"><dc:title>Report</dc:title><dc:creator>Ann Author</dc:creator><dcterms:created>2024-05-06T07:08:09Z</dcterms:created></cp:coreProperties>"#;
+    let bytes = zip(&[
+        ("_rels/.rels", PKG_RELS.as_bytes()),
+        ("word/document.xml", strict.as_bytes()),
+        ("docProps/core.xml", core.as_bytes()),
+    ]);
+    let doc = run(&bytes);
+    assert_eq!(blocks(&doc), &[Block::text("Strict text")]);
+    assert_eq!(doc.metadata.title.as_deref(), Some("Report"));
+    assert_eq!(doc.metadata.author.as_deref(), Some("Ann Author"));
+    assert_eq!(
+        doc.metadata.created.as_deref(),
+        Some("2024-05-06T07:08:09Z")
+    );
+    assert_eq!(doc.metadata.extra["word_count"], 2);
+    assert_eq!(doc.metadata.extra["num_paragraphs"], 1);
+}
+
+#[test]
+fn hostile_and_broken_packages_fail_with_clear_errors() {
+    let mut ctx = Context::new();
+    let no_main = zip(&[("_rels/.rels", PKG_RELS.as_bytes())]);
+    let err = convert(&no_main, &mut ctx).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Malformed);
+    assert_eq!(err.message(), MISSING_MAIN);
+
+    let workbook = zip(&[(
+        "word/document.xml",
+        b"<workbook><sheets/></workbook>".as_slice(),
+    )]);
+    assert_eq!(
+        convert(&workbook, &mut ctx).unwrap_err().message(),
+        MISSING_MAIN
+    );
+
+    let ole = [0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1, 0, 0];
+    let err = convert(&ole, &mut ctx).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Encrypted);
+    assert!(err.message().contains("password"));
+
+    // Deep nesting: refused past the depth limit, and never exhausting a small stack.
+    let deep = format!("<w:p>{}</w:p>", "<w:ins>".repeat(2000));
+    let err = convert(&docx(&deep, &[]), &mut ctx).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::LimitExceeded);
+    let tables = format!(
+        "{}<w:p>{}",
+        "<w:tbl><w:tr><w:tc>".repeat(30),
+        "<m:oMath>".repeat(300)
+    );
+    let bytes = docx(&tables, &[]);
+    let outcome = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || convert(&bytes, &mut Context::new()).map(|d| d.parts.len()))
+        .unwrap()
+        .join()
+        .expect("no stack overflow");
+    assert_eq!(outcome, Ok(1));
+
+    let doctype = br#"<?xml version="1.0"?><!DOCTYPE d [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><w:document xmlns:w="w"><w:body><w:p><w:r><w:t>a&xxe;b</w:t></w:r></w:p></w:body></w:document>"#;
+    let doc = run(&zip(&[("word/document.xml", doctype.as_slice())]));
+    assert_eq!(text_of(&doc).trim(), "ab");
+
+    let truncated = document(&p("kept")).replace("</w:body></w:document>", "<w:p><w:r><w:t>cut");
+    let mut ctx = Context::new();
+    let doc = convert(
+        &zip(&[("word/document.xml", truncated.as_bytes())]),
+        &mut ctx,
+    )
+    .unwrap();
+    assert!(text_of(&doc).contains("kept"));
+
+    let mut ctx = Context::new()
+        .with_deadline(std::time::Instant::now() - std::time::Duration::from_millis(1));
+    let err = convert(&docx(&p("x"), &[]), &mut ctx).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Timeout);
+}
+
+struct FakeOcr;
+
+impl OcrProvider for FakeOcr {
+    fn recognize(&self, image: &OcrImage<'_>) -> Result<OcrOutput> {
+        if image.data == PNG {
+            Ok(OcrOutput {
+                text: " Chart title \n".into(),
+                confidence: Some(0.9),
+            })
+        } else {
+            Err(Error::malformed("cannot decode"))
+        }
+    }
+}
+
+#[test]
+fn ocr_fills_image_text_and_failures_warn() {
+    let body = format!(
+        "<w:p>{}</w:p><w:p>{}</w:p>",
+        drawing(r#"r:embed="rId10""#, ""),
+        drawing(r#"r:embed="rId15""#, "")
+    );
+    let bytes = docx(
+        &body,
+        &[
+            ("word/media/image1.png", PNG),
+            ("word/media/image2.emf", b"\xFF\xD8\xFF\xE0junk"),
+        ],
+    );
+    let provider = FakeOcr;
+    let mut ctx = Context::new().with_ocr("fake", &provider);
+    let doc = convert(&bytes, &mut ctx).unwrap();
+    let images = doc.images();
+    assert_eq!(images[0].ocr_text.as_deref(), Some("Chart title"));
+    assert_eq!(images[1].ocr_text, None);
+    assert_eq!(ctx.warnings().len(), 1);
+}
+
+#[test]
+fn descriptor_names_the_format() {
+    assert_eq!(DESCRIPTOR.id, "docx");
+    assert!(DESCRIPTOR
+        .mime_types
+        .contains(&"application/vnd.openxmlformats-officedocument.wordprocessingml.document"));
+    assert!((DESCRIPTOR.factory)(&PluginConfig::default()).is_ok());
+}

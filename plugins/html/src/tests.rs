@@ -1,0 +1,237 @@
+use super::*;
+use quire_plugin_api::{Block, Inline, Input, List, Style};
+
+fn convert_bytes(bytes: &[u8]) -> Document {
+    let input = Input {
+        bytes,
+        file_name: "a.html",
+        mime: "text/html",
+    };
+    HtmlConverter
+        .convert(&input, &mut Context::new())
+        .expect("html always converts")
+}
+
+fn convert(html: &str) -> Document {
+    convert_bytes(html.as_bytes())
+}
+
+fn blocks(doc: &Document) -> &[Block] {
+    &doc.parts[0].blocks
+}
+
+#[test]
+fn headings_paragraphs_emphasis_links() {
+    let doc = convert(
+        "<html lang=en><head><title> My  page </title><style>p{}</style><script>var x</script></head>\
+         <body><h1>Main <i>title</i></h1><div>Intro <b> bold </b>and <a href='/x'> link </a>.\
+         <p>Second<br>line</p></div><s>gone</s> <del>old</del></body></html>",
+    );
+    assert_eq!(doc.type_label, "HTML Document");
+    assert_eq!(doc.metadata.title.as_deref(), Some("My page"));
+    assert_eq!(doc.metadata.extra["language"], "en");
+    let b = blocks(&doc);
+    assert_eq!(
+        b[0],
+        Block::Heading {
+            level: 1,
+            content: vec![
+                Inline::plain("Main "),
+                Inline::styled("title", Style::ITALIC)
+            ]
+        }
+    );
+    assert_eq!(
+        b[1],
+        Block::Paragraph(vec![
+            Inline::plain("Intro "),
+            Inline::styled("bold", Style::BOLD),
+            Inline::plain(" and "),
+            Inline::Link {
+                href: "/x".into(),
+                content: vec![Inline::plain("link")]
+            },
+            Inline::plain(" ."),
+        ])
+    );
+    assert_eq!(
+        b[2],
+        Block::Paragraph(vec![
+            Inline::plain("Second"),
+            Inline::Break,
+            Inline::plain("line")
+        ])
+    );
+    let Block::Paragraph(p) = &b[3] else {
+        panic!("{b:?}")
+    };
+    assert!(matches!(&p[0], Inline::Text { text, style } if text == "gone old" && style.strike));
+    assert_eq!(b.len(), 4);
+}
+
+#[test]
+fn nested_lists_and_description_lists() {
+    let doc = convert(
+        "<ol start=4><li>four<ul><li>inner <b>x</b></li><li><input type=checkbox checked> done</li></ul></li>\
+         <li><p>five</p></li></ol><dl><dt>Term</dt><dd>Definition</dd></dl>",
+    );
+    let b = blocks(&doc);
+    let Block::List(List {
+        ordered: true,
+        start: 4,
+        items,
+    }) = &b[0]
+    else {
+        panic!("{b:?}")
+    };
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[0].blocks[0], Block::text("four"));
+    let Block::List(inner) = &items[0].blocks[1] else {
+        panic!("{:?}", items[0])
+    };
+    assert!(!inner.ordered);
+    assert_eq!(inner.items[1].checked, Some(true));
+    assert_eq!(inner.items[1].blocks, vec![Block::text("done")]);
+    assert_eq!(items[1].blocks, vec![Block::text("five")]);
+    assert_eq!(
+        b[1],
+        Block::Paragraph(vec![Inline::styled("Term", Style::BOLD)])
+    );
+    assert_eq!(b[2], Block::text("Definition"));
+}
+
+#[test]
+fn tables_with_headers_and_spans() {
+    let doc = convert(
+        "<table><caption>Cap</caption><thead><tr><th colspan=2>H</th></tr></thead>\
+         <tbody><tr><td rowspan=9>a<br>b</td><td><p>x</p><p>y</p></td></tr><tr><td>z</td></tr></tbody></table>\
+         <table><tr><th>A</th><th>B</th></tr><tr><td>1</td><td>2</td></tr></table>\
+         <table><tr><td><h2>Layout</h2><p>only</p></td></tr></table>",
+    );
+    let b = blocks(&doc);
+    assert_eq!(b[0], Block::text("Cap"));
+    let Block::Table(t) = &b[1] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(t.header_rows, 1);
+    assert_eq!(t.rows[0][0].colspan, 2);
+    assert_eq!(t.rows[1][0].rowspan, 2, "clamped to the remaining rows");
+    assert_eq!(t.rows[1][0].content, vec![Inline::plain("a b")]);
+    assert_eq!(t.rows[1][1].content, vec![Inline::plain("x y")]);
+    let Block::Table(t2) = &b[2] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(t2.header_rows, 1);
+    assert_eq!(b[3], Block::heading(2, "Layout"));
+    assert_eq!(b[4], Block::text("only"));
+}
+
+#[test]
+fn pre_code_quote_rule_and_images() {
+    let doc = convert(
+        "<pre><code class=\"language-rust\">fn main() {\n    x &lt; y;\n}\n</code></pre>\
+         <p>Use <code> cargo  run </code> now</p><blockquote><p>Quoted</p></blockquote><hr>\
+         <img src=\"data:image/png;base64,iVBORw0KGgo=\" alt=\"logo\" width=10>\
+         <p>Remote <img src=\"https://x.y/a.png\" alt=\"a duck\"> here</p>\
+         <p><img src=\"data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAEALAAAAAABAAEAAAIBTAA7\" alt=\"spacer\"></p>",
+    );
+    let b = blocks(&doc);
+    assert_eq!(
+        b[0],
+        Block::Code {
+            language: Some("rust".into()),
+            text: "fn main() {\n    x < y;\n}".into()
+        }
+    );
+    assert_eq!(
+        b[1],
+        Block::Paragraph(vec![
+            Inline::plain("Use "),
+            Inline::Code("cargo run".into()),
+            Inline::plain(" now"),
+        ])
+    );
+    assert_eq!(b[2], Block::Quote(vec![Block::text("Quoted")]));
+    assert_eq!(b[3], Block::Rule);
+    let Block::Image(img) = &b[4] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(
+        (img.name.as_str(), img.mime.as_str()),
+        ("image1.png", "image/png")
+    );
+    assert_eq!(img.alt.as_deref(), Some("logo"));
+    assert_eq!(img.width, Some(10));
+    assert_eq!(b[5], Block::text("Remote a duck here"));
+    assert_eq!(
+        b[6],
+        Block::text("spacer"),
+        "a 1x1 GIF is not kept as an image"
+    );
+}
+
+#[test]
+fn invisible_content_is_dropped() {
+    let doc = convert(
+        "<body><nav>Menu</nav><noscript>Enable JS</noscript><template><p>T</p></template>\
+         <p hidden>H</p><p style='display: none'>D</p><span aria-hidden=true>A</span>\
+         <button>Click</button><select><option>O</option></select><p>Visible</p>\
+         <svg><title>icon</title><text>S</text></svg></body>",
+    );
+    assert_eq!(blocks(&doc), [Block::text("Visible")]);
+    assert_eq!(doc.metadata.title, None);
+}
+
+#[test]
+fn charsets_are_honoured() {
+    let doc = convert_bytes(
+        b"<html><head><meta charset=\"windows-1251\"><title>\xcf\xf0\xe8\xe2\xe5\xf2</title></head><body><p>\xcf\xf0\xe8\xe2\xe5\xf2</p></body></html>",
+    );
+    assert_eq!(doc.metadata.title.as_deref(), Some("Привет"));
+    assert_eq!(doc.metadata.extra["encoding"], "windows-1251");
+    let utf16: Vec<u8> = "<p>Grüße</p>"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let doc = convert_bytes(&utf16);
+    assert_eq!(blocks(&doc), [Block::text("Grüße")]);
+    let mut bom = vec![0xFE, 0xFF];
+    bom.extend("<h1>Hi</h1>".encode_utf16().flat_map(u16::to_be_bytes));
+    let doc = convert_bytes(&bom);
+    assert_eq!(doc.metadata.title.as_deref(), Some("Hi"));
+}
+
+#[test]
+fn deep_nesting_does_not_overflow() {
+    let n = 100_000;
+    let html = format!("{}deep text{}", "<div>".repeat(n), "</div>".repeat(n));
+    let started = std::time::Instant::now();
+    let doc = convert(&html);
+    assert_eq!(blocks(&doc), [Block::text("deep text")]);
+    eprintln!("100k nested divs: {:?}", started.elapsed());
+    let html = format!("{}x", "<ul><li>".repeat(20_000));
+    let _ = convert(&html);
+    let html = format!("{}x", "<blockquote>".repeat(20_000));
+    let _ = convert(&html);
+    let html = format!("{}x", "<table><tr><td>".repeat(5_000));
+    let _ = convert(&html);
+    let html = format!("{}x", "<b><i>".repeat(20_000));
+    let _ = convert(&html);
+}
+
+#[test]
+fn arbitrary_bytes_never_panic() {
+    let mut x: u32 = 7;
+    let pieces: [&[u8]; 14] = [
+        b"<", b">", b"</", b"div", b"table", b"td", b"a href=", b"\"", b"&amp;", b"<!--", b"\xff",
+        b" ", b"li", b"pre",
+    ];
+    let mut bytes = Vec::new();
+    for _ in 0..30_000 {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        bytes.extend_from_slice(pieces[(x >> 16) as usize % pieces.len()]);
+    }
+    let _ = convert_bytes(&bytes);
+    let _ = convert_bytes(b"");
+    let _ = convert_bytes(&[0xFF, 0xFE, 0x3C]);
+}

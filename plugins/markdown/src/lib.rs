@@ -1,0 +1,84 @@
+//! Markdown (`text/markdown`) → a flowing [`Document`].
+//!
+//! Parsing is pulldown-cmark's (CommonMark plus the GitHub extensions people actually write:
+//! tables, strikethrough, task lists, footnotes; YAML front matter is read for the title and
+//! never shown as text). Its event stream is folded into the document model by
+//! [`builder::Builder`], which keeps an explicit stack of open containers instead of
+//! recursing, so deeply nested quotes or lists cannot overflow the stack; nesting beyond the
+//! depth limit is flattened into the innermost container that is kept.
+//!
+//! Images are never fetched: a `data:` URI is decoded into image bytes, a remote image is kept
+//! as a link to its address with its alt text.
+
+mod builder;
+mod datauri;
+
+use pulldown_cmark::{Options, Parser};
+use quire_plugin_api::{
+    register_converter, text, Context, Converter, ConverterDescriptor, Document, DocumentKind,
+    Input, Part, PluginConfig, Result,
+};
+
+/// The converter's registration.
+pub const DESCRIPTOR: ConverterDescriptor = ConverterDescriptor {
+    id: "markdown",
+    name: "Markdown",
+    crate_name: env!("CARGO_PKG_NAME"),
+    mime_types: &["text/markdown"],
+    extensions: &["md", "markdown"],
+    factory,
+};
+
+register_converter!(DESCRIPTOR);
+
+fn factory(_config: &PluginConfig) -> Result<Box<dyn Converter>> {
+    Ok(Box::new(MarkdownConverter))
+}
+
+/// Converts Markdown into the document model.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct MarkdownConverter;
+
+impl Converter for MarkdownConverter {
+    fn convert(&self, input: &Input<'_>, ctx: &mut Context<'_>) -> Result<Document> {
+        ctx.check()?;
+        let decoded = text::decode(input.bytes, None);
+        if decoded.had_errors {
+            ctx.warn(format!(
+                "Some bytes were not valid {} and were replaced by \u{FFFD}.",
+                decoded.encoding
+            ));
+        }
+        let options = Options::ENABLE_TABLES
+            | Options::ENABLE_STRIKETHROUGH
+            | Options::ENABLE_TASKLISTS
+            | Options::ENABLE_FOOTNOTES
+            | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
+        let parser = Parser::new_ext(&decoded.text, options);
+        let mut builder = builder::Builder::new(ctx.limits.max_depth, ctx.limits.max_images);
+        for (i, event) in parser.enumerate() {
+            if i % 2048 == 2047 {
+                ctx.check()?;
+            }
+            builder.event(event);
+        }
+        let built = builder.finish();
+        for warning in built.warnings {
+            ctx.warn(warning);
+        }
+
+        let mut doc = Document::new(DocumentKind::Flowing, "Markdown Document");
+        doc.metadata = built.metadata;
+        doc.metadata
+            .extra
+            .insert("encoding".into(), decoded.encoding.into());
+        let mut part = Part::section();
+        part.blocks = built.blocks;
+        doc.parts.push(part);
+        ctx.progress(1, 1);
+        Ok(doc)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,202 @@
+use super::*;
+use quire_plugin_api::{Block, Inline, Input, List, Style};
+
+fn convert(md: &str) -> Document {
+    convert_bytes(md.as_bytes())
+}
+
+fn convert_bytes(bytes: &[u8]) -> Document {
+    let input = Input {
+        bytes,
+        file_name: "a.md",
+        mime: "text/markdown",
+    };
+    MarkdownConverter
+        .convert(&input, &mut Context::new())
+        .expect("markdown always converts")
+}
+
+fn blocks(doc: &Document) -> &[Block] {
+    &doc.parts[0].blocks
+}
+
+#[test]
+fn headings_paragraphs_and_title() {
+    let doc = convert("Setext title\n============\n\n## Second\n\nSome *it* **bold** ~~gone~~ `code` [link](https://x.y).\nsoft\\\nhard\n");
+    assert_eq!(doc.type_label, "Markdown Document");
+    assert_eq!(doc.metadata.title.as_deref(), Some("Setext title"));
+    let b = blocks(&doc);
+    assert_eq!(b[0], Block::heading(1, "Setext title"));
+    assert_eq!(b[1], Block::heading(2, "Second"));
+    let Block::Paragraph(p) = &b[2] else {
+        panic!("{:?}", b[2])
+    };
+    assert_eq!(p[0], Inline::plain("Some "));
+    assert_eq!(p[1], Inline::styled("it", Style::ITALIC));
+    assert_eq!(p[3], Inline::styled("bold", Style::BOLD));
+    assert!(matches!(&p[5], Inline::Text { text, style } if text == "gone" && style.strike));
+    assert_eq!(p[7], Inline::Code("code".into()));
+    assert_eq!(
+        p[9],
+        Inline::Link {
+            href: "https://x.y".into(),
+            content: vec![Inline::plain("link")]
+        }
+    );
+    assert_eq!(p[10], Inline::plain(". soft"));
+    assert_eq!(p[11], Inline::Break);
+    assert_eq!(p[12], Inline::plain("hard"));
+}
+
+#[test]
+fn nested_lists_with_start_and_tasks() {
+    let doc = convert("3. three\n4. four\n   - inner a\n   - [x] inner b\n\n- [ ] todo\n");
+    let b = blocks(&doc);
+    let Block::List(List {
+        ordered: true,
+        start: 3,
+        items,
+    }) = &b[0]
+    else {
+        panic!("{b:?}")
+    };
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[0].blocks, vec![Block::text("three")]);
+    let Block::List(inner) = &items[1].blocks[1] else {
+        panic!("{:?}", items[1])
+    };
+    assert!(!inner.ordered);
+    assert_eq!(inner.items[1].checked, Some(true));
+    assert_eq!(inner.items[1].blocks, vec![Block::text("inner b")]);
+    let Block::List(todo) = &b[1] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(todo.items[0].checked, Some(false));
+}
+
+#[test]
+fn tables_code_quotes_and_rules() {
+    let doc = convert(
+        "| A | B |\n|---|:-:|\n| 1 | **2** |\n| x \\| y | |\n\n```rust title\nfn main() {}\n```\n\n    indented\n\n> quoted\n> > deeper\n\n---\n",
+    );
+    let b = blocks(&doc);
+    let Block::Table(t) = &b[0] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(t.header_rows, 1);
+    assert_eq!(t.rows.len(), 3);
+    assert_eq!(t.rows[1][1].content, vec![Inline::styled("2", Style::BOLD)]);
+    assert_eq!(t.rows[2][0].content, vec![Inline::plain("x | y")]);
+    assert_eq!(
+        b[1],
+        Block::Code {
+            language: Some("rust".into()),
+            text: "fn main() {}".into()
+        }
+    );
+    assert_eq!(
+        b[2],
+        Block::Code {
+            language: None,
+            text: "indented".into()
+        }
+    );
+    assert_eq!(
+        b[3],
+        Block::Quote(vec![
+            Block::text("quoted"),
+            Block::Quote(vec![Block::text("deeper")])
+        ])
+    );
+    assert_eq!(b[4], Block::Rule);
+}
+
+#[test]
+fn images_footnotes_and_html() {
+    let doc = convert(
+        "![logo](data:image/png;base64,iVBORw0KGgo=)\n\nSee ![remote](https://e.x/a.png) and note[^n].\n\n[^n]: The note.\n\n<div align=\"center\">\n<b>raw</b>\n</div>\n\nInline <kbd>Ctrl</kbd><br>next <!-- hidden -->\n",
+    );
+    let b = blocks(&doc);
+    let Block::Image(img) = &b[0] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(img.mime, "image/png");
+    assert_eq!(img.name, "image1.png");
+    assert_eq!(img.alt.as_deref(), Some("logo"));
+    assert_eq!(img.data, b"\x89PNG\r\n\x1a\n");
+    let Block::Paragraph(p) = &b[1] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(
+        p[1],
+        Inline::Link {
+            href: "https://e.x/a.png".into(),
+            content: vec![Inline::plain("remote")]
+        }
+    );
+    assert_eq!(p[3], Inline::NoteRef("n".into()));
+    assert!(
+        matches!(&b[2], Block::Code { language: Some(l), text } if l == "html" && text.contains("<b>raw</b>"))
+    );
+    let Block::Paragraph(p) = &b[3] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(p[0], Inline::plain("Inline <kbd>Ctrl</kbd>"));
+    assert_eq!(p[1], Inline::Break);
+    assert_eq!(p[2], Inline::plain("next"));
+    assert_eq!(
+        b.last(),
+        Some(&Block::Note {
+            label: "n".into(),
+            blocks: vec![Block::text("The note.")]
+        })
+    );
+}
+
+#[test]
+fn front_matter_and_legacy_encoding() {
+    let doc = convert("---\ntitle: \"From YAML\"\nauthor: Ann\n---\n# Heading\n");
+    assert_eq!(doc.metadata.title.as_deref(), Some("From YAML"));
+    assert_eq!(doc.metadata.author.as_deref(), Some("Ann"));
+    assert_eq!(blocks(&doc), [Block::heading(1, "Heading")]);
+    let doc = convert_bytes(b"# Gr\xfc\xdfe aus M\xfcnchen und K\xf6ln\n");
+    assert_eq!(
+        doc.metadata.title.as_deref(),
+        Some("Grüße aus München und Köln")
+    );
+    assert_eq!(doc.metadata.extra["encoding"], "windows-1252");
+}
+
+#[test]
+fn deep_nesting_is_flattened_not_overflowed() {
+    let deep = ">".repeat(100_000) + " bottom\n";
+    let doc = convert(&deep);
+    let mut depth = 0;
+    let mut blocks = blocks(&doc);
+    while let [Block::Quote(inner)] = blocks {
+        depth += 1;
+        blocks = inner;
+    }
+    assert!(depth <= 128, "depth {depth}");
+    assert_eq!(blocks, [Block::text("bottom")]);
+
+    let lists: String = (0..20_000)
+        .map(|i| format!("{}- x\n", "  ".repeat(i)))
+        .collect();
+    let _ = convert(&lists);
+    let _ = convert(&"[".repeat(50_000));
+    let _ = convert(&"*a **b ".repeat(20_000));
+}
+
+#[test]
+fn arbitrary_bytes_never_panic() {
+    let mut x: u32 = 99;
+    let alphabet = b"#*_`[]()!<>|-+=~\\\n :1.\t\"'h";
+    let mut bytes = Vec::new();
+    for _ in 0..50_000 {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        bytes.push(alphabet[(x >> 16) as usize % alphabet.len()]);
+    }
+    let _ = convert_bytes(&bytes);
+    let _ = convert_bytes(&[0xff, 0xfe, 0x00]);
+}

@@ -1,0 +1,229 @@
+//! Shared by this crate's integration tests: two flattenings of a [`Document`] — plain text,
+//! and Markdown-like (close enough to the host's renderer for expectation strings that contain
+//! `**` or `[link](href)`) — and the corpus runner. A `must_include` string is met when either
+//! form holds it; a `must_not_include` string must be in neither. The same file lives in the
+//! text, markdown and html plugin crates.
+
+#![allow(dead_code)]
+
+use quire_plugin_api::{Block, Context, Converter, Document, Inline, Input};
+use std::cell::Cell;
+use std::path::{Path, PathBuf};
+
+thread_local! {
+    static MARKDOWN: Cell<bool> = const { Cell::new(true) };
+}
+
+fn markdown() -> bool {
+    MARKDOWN.with(Cell::get)
+}
+
+/// The shared corpus, when this machine has it.
+pub fn corpus_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    dir.is_dir().then_some(dir)
+}
+
+/// The document as Markdown-ish (`markdown`) or plain text: every block on its own line.
+pub fn flatten(doc: &Document, markdown: bool) -> String {
+    MARKDOWN.with(|m| m.set(markdown));
+    let mut out = String::new();
+    if let Some(title) = &doc.metadata.title {
+        out.push_str(title);
+        out.push('\n');
+    }
+    for part in &doc.parts {
+        blocks(&part.blocks, &mut out);
+        blocks(&part.notes, &mut out);
+    }
+    out
+}
+
+fn blocks(list: &[Block], out: &mut String) {
+    for block in list {
+        match block {
+            Block::Heading { content, .. } | Block::Paragraph(content) => {
+                inlines(content, out);
+            }
+            Block::List(list) => {
+                for item in &list.items {
+                    out.push_str("- ");
+                    blocks(&item.blocks, out);
+                }
+            }
+            Block::Table(table) => {
+                for row in &table.rows {
+                    out.push('|');
+                    for cell in row {
+                        inlines(&cell.content, out);
+                        out.push('|');
+                    }
+                    out.push('\n');
+                }
+            }
+            Block::Grid(grid) => {
+                for row in grid.iter_rows() {
+                    for cell in row {
+                        out.push_str(cell);
+                        out.push('|');
+                    }
+                    out.push('\n');
+                }
+            }
+            Block::Image(image) => {
+                out.push_str(image.alt.as_deref().unwrap_or(""));
+            }
+            Block::Code { text, .. } => out.push_str(text),
+            Block::Quote(inner) => blocks(inner, out),
+            Block::Note {
+                label,
+                blocks: inner,
+            } => {
+                out.push_str(&format!("[^{label}]: "));
+                blocks(inner, out);
+            }
+            Block::Rule => out.push_str("---"),
+        }
+        out.push('\n');
+    }
+}
+
+fn inlines(list: &[Inline], out: &mut String) {
+    for inline in list {
+        match inline {
+            Inline::Text { text, style } => {
+                let mark = match (style.bold && markdown(), style.italic && markdown()) {
+                    (true, true) => "***",
+                    (true, false) => "**",
+                    (false, true) => "*",
+                    (false, false) => "",
+                };
+                let strike = if style.strike && markdown() { "~~" } else { "" };
+                out.push_str(strike);
+                out.push_str(mark);
+                out.push_str(text);
+                out.push_str(mark);
+                out.push_str(strike);
+            }
+            Inline::Link { content, .. } if !markdown() => inlines(content, out),
+            Inline::Link { href, content } => {
+                out.push('[');
+                inlines(content, out);
+                out.push_str("](");
+                out.push_str(href);
+                out.push(')');
+            }
+            Inline::Code(code) => out.push_str(code),
+            Inline::Break => out.push('\n'),
+            Inline::Image(image) => out.push_str(image.alt.as_deref().unwrap_or("")),
+            Inline::NoteRef(label) => out.push_str(&format!("[^{label}]")),
+        }
+    }
+}
+
+/// Expectation records (file, must_include, must_not_include) for files under `kind/`.
+pub fn expectations(corpus: &Path, kind: &str) -> Vec<(String, Vec<String>, Vec<String>)> {
+    let Ok(text) = std::fs::read_to_string(corpus.join("expectations.jsonl")) else {
+        return Vec::new();
+    };
+    let prefix = format!("{kind}/");
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| {
+            let file = v["file"].as_str()?.to_owned();
+            if !file.starts_with(&prefix) {
+                return None;
+            }
+            let strings = |k: &str| -> Vec<String> {
+                v[k].as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|s| s.as_str().map(str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            };
+            Some((file, strings("must_include"), strings("must_not_include")))
+        })
+        .collect()
+}
+
+pub fn fold(s: &str) -> String {
+    quire_plugin_api::text::fold_whitespace(s)
+}
+
+pub fn convert(
+    conv: &dyn Converter,
+    bytes: &[u8],
+    name: &str,
+    mime: &str,
+) -> Result<Document, String> {
+    let input = Input {
+        bytes,
+        file_name: name,
+        mime,
+    };
+    let mut ctx = Context::new();
+    conv.convert(&input, &mut ctx)
+        .map_err(|e| e.message().to_owned())
+}
+
+/// Runs every expectation record for `kind` and returns (met, total), printing failures.
+pub fn run_corpus(conv: &dyn Converter, kind: &str, mime: &str) -> Option<(usize, usize)> {
+    let corpus = corpus_dir()?;
+    let mut met = 0;
+    let mut total = 0;
+    for (file, include, exclude) in expectations(&corpus, kind) {
+        total += 1;
+        let Ok(bytes) = std::fs::read(corpus.join(&file)) else {
+            println!("MISSING {file}");
+            continue;
+        };
+        let doc = match convert(conv, &bytes, &file, mime) {
+            Ok(doc) => doc,
+            Err(e) => {
+                println!("FAIL {file}: error {e}");
+                continue;
+            }
+        };
+        let md = fold(&flatten(&doc, true));
+        let plain = fold(&flatten(&doc, false));
+        let missing: Vec<_> = include
+            .iter()
+            .filter(|s| !md.contains(&fold(s)) && !plain.contains(&fold(s)))
+            .collect();
+        let present: Vec<_> = exclude
+            .iter()
+            .filter(|s| md.contains(&fold(s)) || plain.contains(&fold(s)))
+            .collect();
+        if missing.is_empty() && present.is_empty() {
+            met += 1;
+        } else {
+            println!("FAIL {file}: missing {missing:?}, present {present:?}");
+        }
+    }
+    println!("corpus {kind}: {met}/{total} expectation records met");
+    Some((met, total))
+}
+
+/// Converts every file of the corpus folder `kind` and every file in `bad/`; only a panic fails.
+pub fn run_all_files(conv: &dyn Converter, kind: &str, mime: &str) -> usize {
+    let Some(corpus) = corpus_dir() else { return 0 };
+    let mut n = 0;
+    for dir in [kind, "bad"] {
+        let Ok(entries) = std::fs::read_dir(corpus.join(dir)) else {
+            continue;
+        };
+        let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        paths.sort();
+        for path in paths {
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue;
+            };
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let _ = convert(conv, &bytes, name, mime);
+            n += 1;
+        }
+    }
+    n
+}

@@ -1,0 +1,268 @@
+//! Recognition (SVTR, CTC head) and the page-level direction vote.
+//!
+//! Lines are cut from the page at the recogniser's input height (48 for PP-OCRv6) with their
+//! width following the box's aspect, sorted by width and run in small batches padded to the
+//! widest member, which keeps padding (wasted compute) low. CTC greedy decoding: the best class
+//! at each step, repeats collapsed, blanks dropped; the line's score is the mean probability
+//! of its characters.
+
+use crate::models::{Models, Net};
+use crate::raster::{crop, strip_batch, Quad};
+use image::RgbImage;
+use quire_plugin_api::{Error, Result};
+use rten_tensor::prelude::*;
+use rten_tensor::NdTensor;
+
+/// Lines per recogniser run (PaddleOCR's `rec_batch_num`).
+const REC_BATCH: usize = 6;
+/// Lines x padded width per recogniser run, at most (six 1,600-pixel lines).
+const BATCH_PIXELS_WIDE: usize = 9_600;
+/// Widest line strip in pixels (a 66:1 line at height 48); wider boxes are squeezed.
+const MAX_STRIP_WIDTH: usize = 3200;
+/// The classifier's input: 48 x 192.
+pub const CLS_H: usize = 48;
+const CLS_W: usize = 192;
+/// Windows the direction vote looks at, at most, per page and per line.
+const CLS_MAX_WINDOWS: usize = 48;
+const CLS_WINDOWS_PER_LINE: usize = 3;
+
+/// A recognised line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recognized {
+    pub text: String,
+    pub score: f32,
+}
+
+fn run(net: &Net, data: Vec<f32>, shape: [usize; 4]) -> Result<NdTensor<f32, 3>> {
+    let input = NdTensor::from_data(shape, data);
+    let out = net
+        .model
+        .run_one(input.into(), None)
+        .map_err(|e| Error::internal("The OCR model failed to run.").with_detail(e))?;
+    let out: NdTensor<f32, 3> = match out.ndim() {
+        2 => {
+            let t: NdTensor<f32, 2> = out.try_into().map_err(|e| {
+                Error::internal("The OCR model gave an unexpected output.").with_detail(e)
+            })?;
+            let [a, b] = t.shape();
+            NdTensor::from_data([a, 1, b], t.to_vec())
+        }
+        _ => out.try_into().map_err(|e| {
+            Error::internal("The OCR model gave an unexpected output.").with_detail(e)
+        })?,
+    };
+    Ok(out)
+}
+
+/// A line cut from the page: RGB bytes, row-major, `width` pixels wide.
+pub struct Strip {
+    pub pixels: Vec<u8>,
+    pub width: usize,
+}
+
+impl Strip {
+    /// The same strip turned upside down.
+    pub fn rotate180(&mut self) {
+        let n = self.pixels.len() / 3;
+        for i in 0..n / 2 {
+            let j = n - 1 - i;
+            for c in 0..3 {
+                self.pixels.swap(i * 3 + c, j * 3 + c);
+            }
+        }
+    }
+}
+
+/// Cuts every quad out of the page at `height` rows (one cut serves classifier and
+/// recogniser, whose inputs are both 48 rows high).
+pub fn strips(img: &RgbImage, quads: &[Quad], height: usize) -> Vec<Strip> {
+    quads
+        .iter()
+        .map(|q| {
+            let (pixels, width) = crop(img, q, height, MAX_STRIP_WIDTH);
+            Strip { pixels, width }
+        })
+        .collect()
+}
+
+/// Reads every strip; results in the order of `strips`.
+pub fn recognize(models: &Models, strips: &[Strip]) -> Result<Vec<Recognized>> {
+    let h = models.rec_height;
+    let strips: Vec<(&[u8], usize)> = strips
+        .iter()
+        .map(|s| (s.pixels.as_slice(), s.width))
+        .collect();
+    let mut order: Vec<usize> = (0..strips.len()).collect();
+    order.sort_by_key(|&i| strips[i].1);
+    let mut results = vec![
+        Recognized {
+            text: String::new(),
+            score: 0.0
+        };
+        strips.len()
+    ];
+    for chunk in batches(&order, |i| strips[i].1) {
+        // At least PaddleOCR's 320-pixel reference width, as trained.
+        let width = chunk
+            .iter()
+            .map(|&i| strips[i].1)
+            .max()
+            .unwrap_or(1)
+            .max(h * 320 / 48);
+        let batch: Vec<(&[u8], usize)> = chunk.iter().map(|&i| strips[i]).collect();
+        let data = strip_batch(&batch, h, width);
+        let out = run(&models.rec, data, [chunk.len(), 3, h, width])?;
+        let [_, steps, classes] = out.shape();
+        let probs = out.to_vec();
+        for (n, &i) in chunk.iter().enumerate() {
+            let item = &probs[n * steps * classes..(n + 1) * steps * classes];
+            results[i] = ctc_decode(item, classes, &models.alphabet);
+        }
+    }
+    Ok(results)
+}
+
+/// Splits `order` (sorted by width) into runs of at most [`REC_BATCH`] lines whose padded
+/// size stays under [`BATCH_PIXELS_WIDE`]: wide lines go in smaller batches, which bounds the
+/// memory of one run (the output alone is steps x 18,710 classes per line) at equal compute.
+fn batches(order: &[usize], width: impl Fn(usize) -> usize) -> Vec<&[usize]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 0..order.len() {
+        let n = i - start + 1;
+        if i > start && (n > REC_BATCH || n * width(order[i]) > BATCH_PIXELS_WIDE) {
+            out.push(&order[start..i]);
+            start = i;
+        }
+    }
+    if start < order.len() {
+        out.push(&order[start..]);
+    }
+    out
+}
+
+/// Greedy CTC decoding of one line's `[steps * classes]` scores.
+fn ctc_decode(scores_in: &[f32], classes: usize, alphabet: &[String]) -> Recognized {
+    let mut text = String::new();
+    let mut scores = Vec::new();
+    let mut prev = 0usize;
+    for row in scores_in.chunks_exact(classes.max(1)) {
+        let (mut best, mut best_v) = (0usize, f32::MIN);
+        let mut sum_exp = 0f32;
+        let mut is_prob = true;
+        for (c, &v) in row.iter().enumerate() {
+            if v > best_v {
+                best = c;
+                best_v = v;
+            }
+            if !(0.0..=1.0001).contains(&v) {
+                is_prob = false;
+            }
+        }
+        let p = if is_prob {
+            best_v
+        } else {
+            // Logits: the softmax probability of the best class.
+            for &v in row.iter() {
+                sum_exp += (v - best_v).exp();
+            }
+            1.0 / sum_exp
+        };
+        if best != 0 && best != prev {
+            if let Some(ch) = alphabet.get(best) {
+                text.push_str(ch);
+                scores.push(p);
+            }
+        }
+        prev = best;
+    }
+    let score = if scores.is_empty() {
+        0.0
+    } else {
+        scores.iter().sum::<f32>() / scores.len() as f32
+    };
+    Recognized { text, score }
+}
+
+/// Whether most of the page's text is upside down: the classifier's vote over windows of the
+/// longest lines. Looking at windows rather than whole lines matters: a long line squeezed
+/// into 192 pixels is unreadable to the classifier and was flipped wrongly.
+/// `strips` must be `CLS_H` rows high.
+pub fn page_upside_down(models: &Models, strips: &[Strip]) -> Result<bool> {
+    let mut lines: Vec<(&[u8], usize)> = strips
+        .iter()
+        .filter(|s| s.width >= CLS_H && s.pixels.len() == s.width * CLS_H * 3)
+        .map(|s| (s.pixels.as_slice(), s.width))
+        .collect();
+    lines.sort_by_key(|l| std::cmp::Reverse(l.1));
+    let mut windows: Vec<Vec<u8>> = Vec::new();
+    'lines: for &(pixels, w) in &lines {
+        let k = w.div_ceil(CLS_W).clamp(1, CLS_WINDOWS_PER_LINE);
+        for j in 0..k {
+            if windows.len() >= CLS_MAX_WINDOWS {
+                break 'lines;
+            }
+            let ww = CLS_W.min(w);
+            let x0 = if k == 1 { 0 } else { (w - ww) * j / (k - 1) };
+            let mut win = Vec::with_capacity(ww * CLS_H * 3);
+            for y in 0..CLS_H {
+                let row = (y * w + x0) * 3;
+                win.extend_from_slice(&pixels[row..row + ww * 3]);
+            }
+            windows.push(win);
+        }
+    }
+    if windows.is_empty() {
+        return Ok(false);
+    }
+    let batch: Vec<(&[u8], usize)> = windows
+        .iter()
+        .map(|w| (w.as_slice(), w.len() / (CLS_H * 3)))
+        .collect();
+    let data = strip_batch(&batch, CLS_H, CLS_W);
+    let out = run(&models.cls, data, [batch.len(), 3, CLS_H, CLS_W])?;
+    let (mut up, mut down) = (0usize, 0usize);
+    for n in 0..batch.len() {
+        let row = out.slice((n, 0)).to_vec();
+        let p0 = row.first().copied().unwrap_or(1.0);
+        let p180 = row.get(1).copied().unwrap_or(0.0);
+        if p180 > p0 {
+            down += 1;
+        } else {
+            up += 1;
+        }
+    }
+    Ok(down > up)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ctc_collapses_repeats_and_drops_blanks() {
+        let alphabet: Vec<String> = ["", "a", "b", " "].iter().map(|s| s.to_string()).collect();
+        // Steps: a a blank a b space b
+        let steps = [1, 1, 0, 1, 2, 3, 2];
+        let mut scores = Vec::new();
+        for &k in &steps {
+            let mut row = [0.0f32; 4];
+            row[k] = 0.9;
+            row[(k + 1) % 4] = 0.1;
+            scores.extend_from_slice(&row);
+        }
+        let r = ctc_decode(&scores, 4, &alphabet);
+        assert_eq!(r.text, "aab b");
+        assert!((r.score - 0.9).abs() < 1e-5);
+    }
+
+    #[test]
+    fn wide_lines_go_in_smaller_batches() {
+        let order: Vec<usize> = (0..10).collect();
+        let widths = [100, 100, 100, 100, 100, 100, 100, 3000, 3000, 3200];
+        let b = batches(&order, |i| widths[i]);
+        let sizes: Vec<usize> = b.iter().map(|c| c.len()).collect();
+        assert_eq!(sizes, [6, 3, 1]);
+        assert_eq!(b.iter().map(|c| c.len()).sum::<usize>(), 10);
+    }
+}

@@ -1,0 +1,505 @@
+//! Lines to blocks: paragraphs rejoined from lines, headings by font size and weight against
+//! the body text, list items by their markers, hyphenated line ends rejoined, links and
+//! bold/italic runs as inlines.
+
+use crate::geom::{median, Rect};
+use crate::layout::{Entry, Line, Region, Word};
+use quire_plugin_api::{Block, Image, Inline, List, ListItem, Style};
+
+/// Facts about the whole document that blocks are judged against.
+#[derive(Debug, Clone, Default)]
+pub struct DocStyle {
+    /// The font size most characters are set in.
+    pub body_size: f32,
+    /// Font sizes that headings use, largest first (level 1, 2, 3...).
+    pub heading_sizes: Vec<f32>,
+}
+
+impl DocStyle {
+    /// Builds the style from a histogram of (font size in half points, characters).
+    pub fn from_histogram(hist: &std::collections::BTreeMap<u32, usize>) -> DocStyle {
+        let body_key = hist
+            .iter()
+            .max_by_key(|(_, n)| **n)
+            .map(|(k, _)| *k)
+            .unwrap_or(20);
+        let body_size = body_key as f32 / 2.0;
+        let total: usize = hist.values().sum();
+        let mut heading_sizes: Vec<f32> = hist
+            .iter()
+            .filter(|(k, n)| {
+                let size = **k as f32 / 2.0;
+                size >= body_size * HEADING_RATIO && **n >= 3 && **n * 4 <= total.max(1)
+            })
+            .map(|(k, _)| *k as f32 / 2.0)
+            .collect();
+        heading_sizes.sort_by(|a, b| b.total_cmp(a));
+        // Sizes within a point of each other are one level.
+        let mut merged: Vec<f32> = Vec::new();
+        for s in heading_sizes {
+            if merged.last().is_none_or(|l| l - s > 1.0) {
+                merged.push(s);
+            }
+        }
+        DocStyle {
+            body_size,
+            heading_sizes: merged,
+        }
+    }
+
+    fn heading_level(&self, size: f32, bold: bool) -> Option<u8> {
+        if size >= self.body_size * HEADING_RATIO {
+            let rank = self
+                .heading_sizes
+                .iter()
+                .position(|s| size >= s - 1.0)
+                .unwrap_or(self.heading_sizes.len().saturating_sub(1));
+            return Some((rank + 1).min(3) as u8);
+        }
+        if bold && size >= self.body_size * 0.95 {
+            return Some((self.heading_sizes.len() + 1).clamp(2, 3) as u8);
+        }
+        None
+    }
+}
+
+/// A paragraph must be this much larger than the body text to be a heading by size.
+const HEADING_RATIO: f32 = 1.15;
+
+/// A link area on the page.
+#[derive(Debug, Clone)]
+pub struct Link {
+    pub rect: Rect,
+    pub href: String,
+}
+
+/// What a group of lines turned out to be.
+#[derive(Debug)]
+enum Kind {
+    Text,
+    Item { ordered: bool, number: u64 },
+}
+
+#[derive(Debug)]
+struct Para {
+    lines: Vec<Line>,
+    kind: Kind,
+}
+
+/// Turns a page's regions into blocks, taking placed images out of `images`.
+pub fn page_blocks(
+    regions: Vec<Region>,
+    style: &DocStyle,
+    links: &[Link],
+    images: &mut [Option<Image>],
+    allow_headings: bool,
+) -> Vec<Block> {
+    let mut out = Vec::new();
+    for region in regions {
+        region_blocks(region, style, links, images, allow_headings, &mut out);
+    }
+    out
+}
+
+fn region_blocks(
+    region: Region,
+    style: &DocStyle,
+    links: &[Link],
+    images: &mut [Option<Image>],
+    allow_headings: bool,
+    out: &mut Vec<Block>,
+) {
+    let lines: Vec<&Line> = region
+        .entries
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Line(l) => Some(l),
+            Entry::Image { .. } => None,
+        })
+        .collect();
+    let geometry = Geometry::of(&lines);
+    let mut paras: Vec<Para> = Vec::new();
+    let mut pending: Vec<Line> = Vec::new();
+    let flush = |pending: &mut Vec<Line>, paras: &mut Vec<Para>| {
+        if pending.is_empty() {
+            return;
+        }
+        segment(std::mem::take(pending), &geometry, paras);
+    };
+    for entry in region.entries {
+        match entry {
+            Entry::Line(l) => pending.push(l),
+            Entry::Image { index, .. } => {
+                flush(&mut pending, &mut paras);
+                emit(
+                    std::mem::take(&mut paras),
+                    style,
+                    links,
+                    allow_headings,
+                    out,
+                );
+                if let Some(img) = images.get_mut(index).and_then(Option::take) {
+                    out.push(Block::Image(img));
+                }
+            }
+        }
+    }
+    flush(&mut pending, &mut paras);
+    emit(paras, style, links, allow_headings, out);
+}
+
+/// Where a region's lines usually start and end, and how far apart they usually are.
+struct Geometry {
+    left: f32,
+    right: f32,
+    pitch: f32,
+}
+
+impl Geometry {
+    fn of(lines: &[&Line]) -> Geometry {
+        let left = median(lines.iter().map(|l| l.rect.x0));
+        let right = median(lines.iter().map(|l| l.rect.x1));
+        let pitch = median(lines.windows(2).filter_map(|w| {
+            let d = w[1].baseline - w[0].baseline;
+            let size = w[0].size.max(w[1].size);
+            (d > 0.0 && d < 2.5 * size && (w[0].size - w[1].size).abs() < 0.1 * size).then_some(d)
+        }));
+        Geometry { left, right, pitch }
+    }
+}
+
+/// Splits consecutive lines into paragraphs and list items.
+fn segment(lines: Vec<Line>, geo: &Geometry, paras: &mut Vec<Para>) {
+    for line in lines {
+        let marker = list_marker(&line);
+        let breaks = match paras.last() {
+            None => true,
+            Some(p) => {
+                let prev = p.lines.last().map(|l| (l, p));
+                match prev {
+                    None => true,
+                    Some((prev, para)) => marker.is_some() || starts_new(prev, &line, para, geo),
+                }
+            }
+        };
+        if breaks {
+            let kind = match marker {
+                Some((ordered, number)) => Kind::Item { ordered, number },
+                None => Kind::Text,
+            };
+            paras.push(Para {
+                lines: vec![line],
+                kind,
+            });
+        } else if let Some(p) = paras.last_mut() {
+            p.lines.push(line);
+        }
+    }
+}
+
+fn starts_new(prev: &Line, line: &Line, para: &Para, geo: &Geometry) -> bool {
+    let size = prev.size.max(line.size).max(1.0);
+    // A change of size or of weight for the whole line (a heading and its text).
+    if (prev.size - line.size).abs() > 0.12 * size || prev.bold != line.bold {
+        return true;
+    }
+    let pitch = line.baseline - prev.baseline;
+    let usual = if geo.pitch > 0.0 {
+        geo.pitch
+    } else {
+        1.2 * size
+    };
+    if pitch > usual * 1.35 + 0.5 || pitch < -0.5 * size {
+        return true;
+    }
+    if let Kind::Item { .. } = para.kind {
+        // A list item continues with lines indented past its marker.
+        let first = &para.lines[0];
+        let text_x = first.words.get(1).map_or(first.rect.x0, |w| w.rect.x0);
+        return line.rect.x0 < text_x - 0.5 * size && line.rect.x0 < first.rect.x0 + 0.5 * size;
+    }
+    // A first-line indent.
+    let indented = |l: &Line| l.rect.x0 > geo.left + 0.8 * size;
+    if indented(line) && !indented(prev) && line.rect.x1 > geo.right - 2.0 * size {
+        return true;
+    }
+    // The previous line ended a sentence well before the right edge.
+    let ends_sentence = prev
+        .words
+        .last()
+        .is_some_and(|w| w.text.ends_with(['.', '!', '?', ':']));
+    ends_sentence && prev.rect.x1 < geo.right - 4.0 * size
+}
+
+/// `(ordered, number)` when a line starts with a list marker followed by text.
+fn list_marker(line: &Line) -> Option<(bool, u64)> {
+    if line.words.len() < 2 {
+        return None;
+    }
+    let first = line.words[0].text.as_str();
+    if is_bullet(first) {
+        return Some((false, 1));
+    }
+    let body = first
+        .strip_suffix('.')
+        .or_else(|| first.strip_suffix(')'))?;
+    let body = body.strip_prefix('(').unwrap_or(body);
+    if !body.is_empty() && body.len() <= 3 && body.chars().all(|c| c.is_ascii_digit()) {
+        return body.parse().ok().map(|n| (true, n));
+    }
+    None
+}
+
+fn is_bullet(s: &str) -> bool {
+    let mut chars = s.chars();
+    let (Some(c), None) = (chars.next(), chars.next()) else {
+        return false;
+    };
+    matches!(
+        c,
+        '•' | '●'
+            | '○'
+            | '◦'
+            | '▪'
+            | '■'
+            | '□'
+            | '◆'
+            | '◇'
+            | '➢'
+            | '►'
+            | '▶'
+            | '–'
+            | '—'
+            | '-'
+            | '*'
+            | '·'
+            | '∙'
+            | '✓'
+            | '✔'
+            | '❖'
+            | '\u{f0b7}'
+            | '\u{f0a7}'
+            | '\u{f076}'
+            | '\u{f0d8}'
+    )
+}
+
+/// Turns paragraphs into blocks; consecutive list items become one list.
+fn emit(
+    paras: Vec<Para>,
+    style: &DocStyle,
+    links: &[Link],
+    allow_headings: bool,
+    out: &mut Vec<Block>,
+) {
+    let mut list: Option<List> = None;
+    for para in paras {
+        match para.kind {
+            Kind::Item { ordered, number } => {
+                let mut words = join_lines(para.lines);
+                if !words.is_empty() {
+                    words.remove(0);
+                }
+                let content = inlines(words, links);
+                let item = ListItem {
+                    blocks: vec![Block::Paragraph(content)],
+                    checked: None,
+                };
+                match list.as_mut() {
+                    Some(l) if l.ordered == ordered => l.items.push(item),
+                    _ => {
+                        if let Some(l) = list.take() {
+                            out.push(Block::List(l));
+                        }
+                        list = Some(List {
+                            ordered,
+                            start: number,
+                            items: vec![item],
+                        });
+                    }
+                }
+            }
+            Kind::Text => {
+                if let Some(l) = list.take() {
+                    out.push(Block::List(l));
+                }
+                let level = if allow_headings {
+                    heading(&para, style)
+                } else {
+                    None
+                };
+                let words = join_lines(para.lines);
+                if words.is_empty() {
+                    continue;
+                }
+                match level {
+                    Some(level) => {
+                        let text = join_words(&words);
+                        out.push(Block::Heading {
+                            level,
+                            content: vec![Inline::plain(text)],
+                        });
+                    }
+                    None => out.push(Block::Paragraph(inlines(words, links))),
+                }
+            }
+        }
+    }
+    if let Some(l) = list.take() {
+        out.push(Block::List(l));
+    }
+}
+
+/// The heading level of a paragraph, if it is one.
+fn heading(para: &Para, style: &DocStyle) -> Option<u8> {
+    if para.lines.len() > 3 {
+        return None;
+    }
+    let words: usize = para.lines.iter().map(|l| l.words.len()).sum();
+    let text: String = para
+        .lines
+        .iter()
+        .map(Line::text)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let letters = text.chars().filter(|c| c.is_alphabetic()).count();
+    if words == 0
+        || words > 25
+        || letters < 2
+        || letters * 2 < text.chars().filter(|c| !c.is_whitespace()).count()
+    {
+        return None;
+    }
+    let size = median(para.lines.iter().map(|l| l.size));
+    let bold = para.lines.iter().all(|l| l.bold);
+    if size < style.body_size * HEADING_RATIO {
+        // Bold text at body size is a heading only when short, alone on its line(s) and not
+        // a sentence or a label.
+        if !bold || para.lines.len() > 2 || words > 12 || text.ends_with(['.', ',', ':', ';']) {
+            return None;
+        }
+    }
+    style.heading_level(size, bold)
+}
+
+/// The words of consecutive lines, with a word broken over a line end ("infor-" +
+/// "mation") rejoined.
+fn join_lines(lines: Vec<Line>) -> Vec<Word> {
+    let mut out: Vec<Word> = Vec::new();
+    for line in lines {
+        let mut words = line.words.into_iter();
+        if let Some(mut first) = words.next() {
+            let joined = match out.last_mut() {
+                Some(prev)
+                    if (prev.text.ends_with('-') || prev.text.ends_with('\u{ad}'))
+                        && prev.text.chars().count() > 1
+                        && starts_lower(&first.text) =>
+                {
+                    prev.text.pop();
+                    prev.text.push_str(&first.text);
+                    prev.rect = prev.rect.union(&first.rect);
+                    true
+                }
+                _ => false,
+            };
+            if !joined {
+                first.space_before = true;
+                out.push(first);
+            }
+        }
+        out.extend(words);
+    }
+    out
+}
+
+fn join_words(words: &[Word]) -> String {
+    let mut s = String::new();
+    push_words(&mut s, words);
+    s
+}
+
+/// Appends words to a string: spaces between them, soft hyphens dropped.
+fn push_words(s: &mut String, words: &[Word]) {
+    for w in words {
+        if !s.is_empty() && w.space_before {
+            s.push(' ');
+        }
+        if w.text.contains('\u{ad}') {
+            s.extend(w.text.chars().filter(|c| *c != '\u{ad}'));
+        } else {
+            s.push_str(&w.text);
+        }
+    }
+}
+
+fn starts_lower(text: &str) -> bool {
+    text.chars().next().is_some_and(|c| c.is_lowercase())
+}
+
+/// Builds inlines from words: links where a word's centre lies in a link area, bold and
+/// italic where whole words are.
+fn inlines(words: Vec<Word>, links: &[Link]) -> Vec<Inline> {
+    let mut out: Vec<Inline> = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let href = link_of(&words[i], links);
+        let style = word_style(&words[i]);
+        let mut j = i + 1;
+        while j < words.len() && link_of(&words[j], links) == href && word_style(&words[j]) == style
+        {
+            j += 1;
+        }
+        let mut text = String::new();
+        push_words(&mut text, &words[i..j]);
+        if i > 0 && words[i].space_before {
+            text.insert(0, ' ');
+        }
+        let run = if style == Style::PLAIN {
+            Inline::plain(text)
+        } else {
+            // Keep the separating space outside the emphasis.
+            let trimmed = text.trim_start().to_string();
+            if trimmed.len() != text.len() {
+                append(&mut out, Inline::plain(" "));
+            }
+            Inline::styled(trimmed, style)
+        };
+        match href {
+            Some(h) => out.push(Inline::Link {
+                href: h.to_string(),
+                content: vec![run],
+            }),
+            None => append(&mut out, run),
+        }
+        i = j;
+    }
+    out
+}
+
+fn append(out: &mut Vec<Inline>, run: Inline) {
+    if let (Some(Inline::Text { text: a, style: sa }), Inline::Text { text: b, style: sb }) =
+        (out.last_mut(), &run)
+    {
+        if sa == sb {
+            a.push_str(b);
+            return;
+        }
+    }
+    out.push(run);
+}
+
+fn word_style(w: &Word) -> Style {
+    Style {
+        bold: w.bold,
+        italic: w.italic,
+        strike: false,
+    }
+}
+
+fn link_of<'a>(w: &Word, links: &'a [Link]) -> Option<&'a str> {
+    let (cx, cy) = ((w.rect.x0 + w.rect.x1) / 2.0, w.rect.center_y());
+    links
+        .iter()
+        .find(|l| l.rect.contains_point(cx, cy))
+        .map(|l| l.href.as_str())
+}

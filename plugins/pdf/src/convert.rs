@@ -1,0 +1,340 @@
+//! One conversion from bytes to a [`Document`]: two passes over the pages.
+//!
+//! The first pass reads each page once through PDFium (characters, images, links, OCR for
+//! scanned pages) and keeps compact runs of words, not characters, so memory grows with the
+//! text of the document, not with its glyph count. Between the passes the document's body
+//! font size and running headers/footers are known; the second pass lays out each page.
+
+use crate::blocks::{self, DocStyle, Link};
+use crate::furniture::{self, PageItems};
+use crate::geom::PageTransform;
+use crate::layout::{self, Item};
+use crate::{engine, glyphs, images, meta, scan};
+use pdfium_render::prelude::*;
+use quire_plugin_api::{
+    Block, Context, Document, DocumentKind, Error, Image, Inline, Input, OcrImage, Part, Result,
+};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// What the first pass keeps of a page.
+struct PageData {
+    height: f32,
+    items: Vec<Item>,
+    images: Vec<Option<Image>>,
+    links: Vec<Link>,
+    /// Paragraphs read by OCR from a scanned page.
+    ocr: Option<Vec<Block>>,
+}
+
+pub fn convert(library: &Path, input: &Input<'_>, ctx: &mut Context<'_>) -> Result<Document> {
+    let pdfium = engine::lock(library)?;
+    let doc = engine::open(&pdfium, input.bytes)?;
+    let pages = doc.pages();
+    let count = u32::try_from(pages.len()).unwrap_or(0);
+    if count > ctx.limits.max_parts {
+        return Err(Error::limit(format!(
+            "The PDF has {count} pages, more than the limit of {}",
+            ctx.limits.max_parts
+        )));
+    }
+    let mut document = Document::new(DocumentKind::Paged, "PDF Document");
+    document.metadata = meta::metadata(&doc);
+    document
+        .metadata
+        .extra
+        .insert("num_pages".into(), serde_json::Value::from(count));
+
+    let mut sizes: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut budget = images::Budget::default();
+    let mut data: Vec<PageData> = Vec::with_capacity(count as usize);
+    for index in 0..count {
+        ctx.check()?;
+        let number = index + 1;
+        let page = match pages.get(index as i32) {
+            Ok(page) => read_page(&page, number, &mut sizes, &mut budget, ctx)?,
+            Err(e) => {
+                ctx.warn(format!("Page {number} could not be read ({e:?})"));
+                PageData {
+                    height: 0.0,
+                    items: Vec::new(),
+                    images: Vec::new(),
+                    links: Vec::new(),
+                    ocr: None,
+                }
+            }
+        };
+        data.push(page);
+        ctx.progress(u64::from(number), u64::from(count));
+    }
+    drop(doc);
+    drop(pdfium);
+
+    let style = DocStyle::from_histogram(&sizes);
+    let marks = furniture::detect(
+        &data
+            .iter()
+            .map(|p| PageItems {
+                items: &p.items,
+                height: p.height,
+            })
+            .collect::<Vec<_>>(),
+    );
+    for (index, (page, (top, bottom))) in data.into_iter().zip(marks).enumerate() {
+        document
+            .parts
+            .push(layout_page(page, index as u32 + 1, &style, &top, &bottom));
+    }
+    if document.metadata.title.is_none() {
+        document.metadata.title = first_heading(&document);
+    }
+    Ok(document)
+}
+
+/// The first pass over one page.
+fn read_page(
+    page: &PdfPage<'_>,
+    number: u32,
+    sizes: &mut BTreeMap<u32, usize>,
+    budget: &mut images::Budget,
+    ctx: &mut Context<'_>,
+) -> Result<PageData> {
+    let transform = page_transform(page);
+    let (_, height) = transform.display_size();
+    let glyphs = match page.text() {
+        Ok(text) => glyphs::page_glyphs(&text, &transform),
+        Err(e) => {
+            ctx.warn(format!(
+                "The text of page {number} could not be read ({e:?})"
+            ));
+            Vec::new()
+        }
+    };
+    let objects = images::collect(page, &transform, budget, ctx);
+    let mut ocr = None;
+    if scan::is_scanned(glyphs.len(), objects.image_coverage, objects.has_graphics) {
+        match scan::ocr_page(page, ctx)? {
+            Some(blocks) => ocr = Some(blocks),
+            None => ctx.warn(format!(
+                "Page {number} has no text layer; enable use_ocr to read it"
+            )),
+        }
+    } else {
+        for g in &glyphs {
+            *sizes.entry((g.size * 2.0).round() as u32).or_default() += 1;
+        }
+    }
+    let mut items: Vec<Item> = glyphs::runs(glyphs).into_iter().map(Item::Run).collect();
+    let mut page_images = Vec::new();
+    if ocr.is_none() {
+        for placed in objects.images {
+            let mut image = placed.image;
+            ocr_image(&mut image, ctx)?;
+            items.push(Item::Image {
+                index: page_images.len(),
+                rect: placed.rect,
+            });
+            page_images.push(Some(image));
+        }
+    }
+    Ok(PageData {
+        height,
+        items,
+        images: page_images,
+        links: links(page, &transform),
+        ocr,
+    })
+}
+
+/// Reads the text of an embedded image when the job asked for OCR.
+fn ocr_image(image: &mut Image, ctx: &mut Context<'_>) -> Result<()> {
+    if !ctx.ocr_enabled() || image.data.is_empty() {
+        return Ok(());
+    }
+    if image.width.unwrap_or(0) < 32 || image.height.unwrap_or(0) < 16 {
+        return Ok(());
+    }
+    let request = OcrImage {
+        data: &image.data,
+        mime: &image.mime,
+        dpi: None,
+    };
+    match ctx.ocr(&request) {
+        Some(Ok(out)) => {
+            let text = out.text.trim();
+            if !text.is_empty() {
+                image.ocr_text = Some(text.to_string());
+            }
+        }
+        Some(Err(e)) if e.is_temporary() || e.kind() == quire_plugin_api::ErrorKind::Timeout => {
+            return Err(e)
+        }
+        Some(Err(e)) => ctx.warn(format!("OCR failed on {}: {}", image.name, e.message())),
+        None => {}
+    }
+    Ok(())
+}
+
+fn page_transform(page: &PdfPage<'_>) -> PageTransform {
+    let media = page.boundaries().media().map(|b| b.bounds);
+    let (left, bottom, right, top) = match media {
+        Ok(r) => (
+            r.left().value,
+            r.bottom().value,
+            r.right().value,
+            r.top().value,
+        ),
+        Err(_) => (0.0, 0.0, page.width().value, page.height().value),
+    };
+    let quarter_turns = match page.rotation() {
+        Ok(PdfPageRenderRotation::Degrees90) => 1,
+        Ok(PdfPageRenderRotation::Degrees180) => 2,
+        Ok(PdfPageRenderRotation::Degrees270) => 3,
+        _ => 0,
+    };
+    PageTransform {
+        left: left.min(right),
+        bottom: bottom.min(top),
+        right: left.max(right),
+        top: bottom.max(top),
+        quarter_turns,
+    }
+}
+
+/// Link areas with a URI action.
+fn links(page: &PdfPage<'_>, transform: &PageTransform) -> Vec<Link> {
+    let mut out = Vec::new();
+    for link in page.links().iter() {
+        let Some(action) = link.action() else {
+            continue;
+        };
+        let Some(uri) = action.as_uri_action().and_then(|u| u.uri().ok()) else {
+            continue;
+        };
+        let uri = uri.trim().trim_end_matches('\0').to_string();
+        if uri.is_empty() {
+            continue;
+        }
+        if let Ok(r) = link.rect() {
+            out.push(Link {
+                rect: transform.rect(
+                    r.left().value,
+                    r.bottom().value,
+                    r.right().value,
+                    r.top().value,
+                ),
+                href: uri,
+            });
+        }
+    }
+    out
+}
+
+/// The second pass: reading order and blocks for one page.
+fn layout_page(
+    page: PageData,
+    number: u32,
+    style: &DocStyle,
+    top: &[usize],
+    bottom: &[usize],
+) -> Part {
+    let mut part = Part::page(number);
+    let PageData {
+        items,
+        mut images,
+        links,
+        ocr,
+        ..
+    } = page;
+    let (mut header, mut body, mut footer) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, item) in items.into_iter().enumerate() {
+        if top.contains(&i) {
+            header.push(item);
+        } else if bottom.contains(&i) {
+            footer.push(item);
+        } else {
+            body.push(item);
+        }
+    }
+    let mut out = blocks::page_blocks(layout::regions(header), style, &links, &mut images, false);
+    out.extend(blocks::page_blocks(
+        layout::regions(body),
+        style,
+        &links,
+        &mut images,
+        true,
+    ));
+    if let Some(ocr) = ocr {
+        out.extend(ocr);
+    }
+    let footer = blocks::page_blocks(layout::regions(footer), style, &links, &mut images, false);
+    // Images not placed in a region (none expected) still belong to the page.
+    out.extend(images.into_iter().flatten().map(Block::Image));
+    out.extend(footer);
+    part.blocks = out;
+    part
+}
+
+fn first_heading(doc: &Document) -> Option<String> {
+    doc.parts
+        .iter()
+        .flat_map(|p| &p.blocks)
+        .find_map(|b| match b {
+            Block::Heading { content, .. } => {
+                let text: String = content
+                    .iter()
+                    .filter_map(|i| match i {
+                        Inline::Text { text, .. } => Some(text.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                let text = quire_plugin_api::text::fold_whitespace(&text);
+                (!text.is_empty()).then_some(text)
+            }
+            _ => None,
+        })
+}
+
+/// Runs of every page with their boxes, for debugging layout decisions.
+#[doc(hidden)]
+pub fn debug_runs(library: &Path, bytes: &[u8]) -> Result<Vec<String>> {
+    let pdfium = engine::lock(library)?;
+    let doc = engine::open(&pdfium, bytes)?;
+    let mut out = Vec::new();
+    for (i, page) in doc.pages().iter().enumerate() {
+        let transform = page_transform(&page);
+        out.push(format!("=== page {} {:?}", i + 1, transform));
+        let text = page
+            .text()
+            .map_err(|e| Error::malformed("no text").with_detail(format!("{e:?}")))?;
+        for ch in text.chars().iter().take(40) {
+            out.push(format!(
+                "char {:?} gen={:?} loose={:?} size={} origin={:?}",
+                ch.unicode_char(),
+                ch.is_generated(),
+                ch.loose_bounds().ok().map(|b| (
+                    b.left().value,
+                    b.bottom().value,
+                    b.right().value,
+                    b.top().value
+                )),
+                ch.scaled_font_size().value,
+                ch.origin().ok().map(|(x, y)| (x.value, y.value))
+            ));
+        }
+        let glyphs = glyphs::page_glyphs(&text, &transform);
+        for run in glyphs::runs(glyphs) {
+            out.push(format!(
+                "run [{:.1} {:.1} {:.1} {:.1}] base {:.1} size {:.1}: {}",
+                run.rect.x0,
+                run.rect.y0,
+                run.rect.x1,
+                run.rect.y1,
+                run.baseline,
+                run.size,
+                run.text()
+            ));
+        }
+    }
+    Ok(out)
+}

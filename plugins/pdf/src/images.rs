@@ -1,0 +1,275 @@
+//! Images placed on a page: where they stand, and their bytes.
+//!
+//! JPEG streams (DCTDecode) are passed through untouched; every other encoding (Flate, JPX,
+//! JBIG2, CCITT, ...) is decoded by PDFium and stored as PNG. The host scales and re-encodes
+//! both by the image rules, like images from any other plugin. Limits on count and pixels
+//! are checked before anything is decoded.
+
+use crate::geom::{PageTransform, Rect};
+use image::ImageEncoder;
+use pdfium_render::prelude::*;
+use quire_plugin_api::{Context, Image};
+
+/// An image and its box on the page.
+#[derive(Debug)]
+pub struct Placed {
+    pub rect: Rect,
+    pub image: Image,
+}
+
+/// Counts images across the document for names and limits.
+#[derive(Debug, Default)]
+pub struct Budget {
+    pub seen: u32,
+    pub kept: u32,
+    warned_count: bool,
+}
+
+/// What a page draws besides text.
+#[derive(Debug, Default)]
+pub struct Objects {
+    pub images: Vec<Placed>,
+    /// Share of the page area covered by images (overlaps counted twice, capped at 1).
+    pub image_coverage: f32,
+    /// Whether the page draws anything at all (paths, images, shadings).
+    pub has_graphics: bool,
+}
+
+/// Images smaller than this (points, either side) are rules, bullets or spacers.
+const MIN_SIDE: f32 = 6.0;
+
+pub fn collect(
+    page: &PdfPage<'_>,
+    transform: &PageTransform,
+    budget: &mut Budget,
+    ctx: &mut Context<'_>,
+) -> Objects {
+    let mut has_graphics = false;
+    let mut matrices: Vec<PdfMatrix> = Vec::new();
+    let (w, h) = transform.display_size();
+    let page_area = (w * h).max(1.0);
+    let mut placed: Vec<Placed> = Vec::new();
+    let mut covered = 0.0;
+    let mut visit = |rect: Rect, img: &PdfPageImageObject<'_>| {
+        covered += rect.area();
+        if rect.width() < MIN_SIDE || rect.height() < MIN_SIDE {
+            return;
+        }
+        budget.seen += 1;
+        let name_base = format!("image{}", budget.seen);
+        if budget.kept >= ctx.limits.max_images {
+            if !budget.warned_count {
+                budget.warned_count = true;
+                ctx.warn(format!(
+                    "The PDF has more than {} images; the rest are listed but not embedded",
+                    ctx.limits.max_images
+                ));
+            }
+            let mut image = Image::new(format!("{name_base}.png"), "image/png", Vec::new());
+            image.skipped = Some(format!(
+                "over the limit of {} images",
+                ctx.limits.max_images
+            ));
+            placed.push(Placed { rect, image });
+            return;
+        }
+        let image = match encode(img, ctx.limits.max_image_pixels) {
+            Ok((data, mime, ext, width, height)) => {
+                budget.kept += 1;
+                let mut image = Image::new(format!("{name_base}.{ext}"), mime, data);
+                image.width = Some(width);
+                image.height = Some(height);
+                image
+            }
+            Err(reason) => {
+                ctx.warn(format!("An image on a page was not extracted: {reason}"));
+                let mut image = Image::new(format!("{name_base}.png"), "image/png", Vec::new());
+                image.skipped = Some(reason);
+                image
+            }
+        };
+        placed.push(Placed { rect, image });
+    };
+    walk(
+        &mut page.objects().iter(),
+        &mut matrices,
+        transform,
+        &mut visit,
+        &mut has_graphics,
+        0,
+    );
+    Objects {
+        images: placed,
+        image_coverage: (covered / page_area).min(1.0),
+        has_graphics,
+    }
+}
+
+/// Collects image objects with their display boxes, descending into form XObjects.
+fn walk<'a>(
+    objects: &mut dyn Iterator<Item = PdfPageObject<'a>>,
+    matrices: &mut Vec<PdfMatrix>,
+    transform: &PageTransform,
+    visit: &mut dyn FnMut(Rect, &PdfPageImageObject<'_>),
+    has_graphics: &mut bool,
+    depth: u32,
+) {
+    for object in objects {
+        match object.object_type() {
+            PdfPageObjectType::Image => {
+                *has_graphics = true;
+                if let Ok(b) = object.bounds() {
+                    let mut r = PdfRect::new(b.bottom(), b.left(), b.top(), b.right());
+                    for m in matrices.iter().rev() {
+                        r = r.transform(*m);
+                    }
+                    let rect = transform.rect(
+                        r.left().value,
+                        r.bottom().value,
+                        r.right().value,
+                        r.top().value,
+                    );
+                    if let Some(img) = object.as_image_object() {
+                        visit(rect, img);
+                    }
+                }
+            }
+            // Nested forms are bounded (PDFium itself refuses cycles).
+            PdfPageObjectType::XObjectForm if depth < 12 => {
+                if let Some(form) = object.as_x_object_form_object() {
+                    let mut children = (0..form.len()).filter_map(|i| form.get(i).ok());
+                    let pushed = match form.matrix() {
+                        Ok(m) => {
+                            matrices.push(m);
+                            true
+                        }
+                        Err(_) => false,
+                    };
+                    walk(
+                        &mut children,
+                        matrices,
+                        transform,
+                        visit,
+                        has_graphics,
+                        depth + 1,
+                    );
+                    if pushed {
+                        matrices.pop();
+                    }
+                }
+            }
+            PdfPageObjectType::Path | PdfPageObjectType::Shading => *has_graphics = true,
+            _ => {}
+        }
+    }
+}
+
+/// The image's bytes: `(data, mime, extension, width, height)`, or why it was skipped.
+fn encode(
+    img: &PdfPageImageObject<'_>,
+    max_pixels: u64,
+) -> Result<(Vec<u8>, &'static str, &'static str, u32, u32), String> {
+    let width = img.width().unwrap_or(0).max(0) as u32;
+    let height = img.height().unwrap_or(0).max(0) as u32;
+    if u64::from(width) * u64::from(height) > max_pixels {
+        return Err(format!(
+            "{width}x{height} pixels is over the limit of {max_pixels} pixels"
+        ));
+    }
+    let filters: Vec<String> = img.filters().iter().map(|f| f.name().to_string()).collect();
+    if filters.len() == 1 && filters[0] == "DCTDecode" {
+        if let Ok(raw) = img.get_raw_image_data() {
+            if raw.starts_with(&[0xFF, 0xD8]) {
+                return Ok((raw, "image/jpeg", "jpg", width, height));
+            }
+        }
+    }
+    let bitmap = img
+        .get_raw_bitmap()
+        .map_err(|e| format!("it could not be decoded ({e:?})"))?;
+    let (png, w, h) = png_from_bitmap(&bitmap, max_pixels)?;
+    Ok((png, "image/png", "png", w, h))
+}
+
+/// Encodes a PDFium bitmap as PNG (grey stays grey, colour becomes RGB or RGBA).
+pub fn png_from_bitmap(
+    bitmap: &PdfBitmap<'_>,
+    max_pixels: u64,
+) -> Result<(Vec<u8>, u32, u32), String> {
+    encode_bitmap(bitmap, max_pixels, false)
+}
+
+/// Encodes a PDFium bitmap as PNG, optionally reduced to grey (rendered pages for OCR).
+pub fn encode_bitmap(
+    bitmap: &PdfBitmap<'_>,
+    max_pixels: u64,
+    gray: bool,
+) -> Result<(Vec<u8>, u32, u32), String> {
+    let w = bitmap.width().max(0) as u32;
+    let h = bitmap.height().max(0) as u32;
+    if w == 0 || h == 0 {
+        return Err("it is empty".into());
+    }
+    if u64::from(w) * u64::from(h) > max_pixels {
+        return Err(format!(
+            "{w}x{h} pixels is over the limit of {max_pixels} pixels"
+        ));
+    }
+    let raw = bitmap.as_raw_bytes();
+    let stride = raw.len() / h as usize;
+    let format = bitmap
+        .format()
+        .map_err(|e| format!("unknown pixel format ({e:?})"))?;
+    let (channels, mut color) = match format {
+        PdfBitmapFormat::Gray => (1, image::ExtendedColorType::L8),
+        PdfBitmapFormat::BGR => (3, image::ExtendedColorType::Rgb8),
+        PdfBitmapFormat::BGRx => (4, image::ExtendedColorType::Rgb8),
+        PdfBitmapFormat::BGRA => (4, image::ExtendedColorType::Rgba8),
+    };
+    if gray {
+        color = image::ExtendedColorType::L8;
+    }
+    let out_channels = match color {
+        image::ExtendedColorType::L8 => 1,
+        image::ExtendedColorType::Rgb8 => 3,
+        _ => 4,
+    };
+    if stride < w as usize * channels {
+        return Err("its pixel buffer is truncated".into());
+    }
+    let mut pixels = Vec::with_capacity(w as usize * h as usize * out_channels);
+    for row in raw.chunks(stride).take(h as usize) {
+        let row = &row[..w as usize * channels];
+        if gray && channels >= 3 {
+            for px in row.chunks_exact(channels) {
+                let luma =
+                    (u32::from(px[2]) * 299 + u32::from(px[1]) * 587 + u32::from(px[0]) * 114)
+                        / 1000;
+                pixels.push(luma as u8);
+            }
+            continue;
+        }
+        match format {
+            PdfBitmapFormat::Gray => pixels.extend_from_slice(row),
+            PdfBitmapFormat::BGR | PdfBitmapFormat::BGRx => {
+                for px in row.chunks_exact(channels) {
+                    pixels.extend_from_slice(&[px[2], px[1], px[0]]);
+                }
+            }
+            PdfBitmapFormat::BGRA => {
+                for px in row.chunks_exact(4) {
+                    pixels.extend_from_slice(&[px[2], px[1], px[0], px[3]]);
+                }
+            }
+        }
+    }
+    let mut png = Vec::new();
+    image::codecs::png::PngEncoder::new_with_quality(
+        &mut png,
+        image::codecs::png::CompressionType::Fast,
+        image::codecs::png::FilterType::Adaptive,
+    )
+    .write_image(&pixels, w, h, color)
+    .map_err(|e| format!("it could not be encoded as PNG ({e})"))?;
+    Ok((png, w, h))
+}

@@ -1,0 +1,373 @@
+//! Reading order: a recursive XY-cut over a page's runs and images, then lines and words.
+//!
+//! At each level we look for a vertical white gap that runs through the whole region and
+//! separates two *columns* of text; if there is one we read the left side before the right.
+//! Otherwise we cut at the widest horizontal white gap and read top before bottom, which is
+//! what exposes the gutter under a full-width title. A vertical gap is accepted as a gutter
+//! only when the two sides do not look like the columns of a table (lines on the same
+//! baselines with short cells), so tables and label/value forms are read row by row.
+//!
+//! Leaves that follow each other without a column decision between them are merged, so a
+//! single-column page is one leaf and paragraph detection sees all its lines.
+
+use crate::geom::{median, Rect};
+use crate::glyphs::{Run, WORD_GAP};
+
+/// Something placed on the page: a run of text or an image (by index into the page's list).
+#[derive(Debug, Clone)]
+pub enum Item {
+    Run(Run),
+    Image { index: usize, rect: Rect },
+}
+
+impl Item {
+    pub fn rect(&self) -> Rect {
+        match self {
+            Item::Run(r) => r.rect,
+            Item::Image { rect, .. } => *rect,
+        }
+    }
+}
+
+/// A word with its position and style; `space_before` says whether it is separated from the
+/// previous word of its line (false for a superscript glued to its base).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Word {
+    pub text: String,
+    pub rect: Rect,
+    pub size: f32,
+    pub bold: bool,
+    pub italic: bool,
+    pub space_before: bool,
+}
+
+/// A line of text in reading order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    pub words: Vec<Word>,
+    pub rect: Rect,
+    pub baseline: f32,
+    pub size: f32,
+    pub bold: bool,
+}
+
+impl Line {
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        for (i, w) in self.words.iter().enumerate() {
+            if i > 0 && w.space_before {
+                s.push(' ');
+            }
+            s.push_str(&w.text);
+        }
+        s
+    }
+}
+
+/// What a leaf region holds, top to bottom.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Entry {
+    Line(Line),
+    Image { index: usize, rect: Rect },
+}
+
+impl Entry {
+    pub fn rect(&self) -> Rect {
+        match self {
+            Entry::Line(l) => l.rect,
+            Entry::Image { rect, .. } => *rect,
+        }
+    }
+}
+
+/// A region read as one column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Region {
+    pub entries: Vec<Entry>,
+}
+
+/// Orders a page's items into regions in reading order.
+pub fn regions(items: Vec<Item>) -> Vec<Region> {
+    if items.is_empty() {
+        return Vec::new();
+    }
+    let size = {
+        let m = median(items.iter().filter_map(|i| match i {
+            Item::Run(r) => Some(r.size),
+            Item::Image { .. } => None,
+        }));
+        if m > 0.0 {
+            m
+        } else {
+            10.0
+        }
+    };
+    let mut leaves: Vec<(Vec<u32>, Vec<Item>)> = Vec::new();
+    let mut next_id = 0u32;
+    cut(items, size, &mut Vec::new(), &mut next_id, &mut leaves, 0);
+    // Merge neighbours that share their column path.
+    let mut merged: Vec<(Vec<u32>, Vec<Item>)> = Vec::new();
+    for (path, items) in leaves {
+        match merged.last_mut() {
+            Some((p, its)) if *p == path => its.extend(items),
+            _ => merged.push((path, items)),
+        }
+    }
+    merged
+        .into_iter()
+        .map(|(_, items)| Region {
+            entries: lines_of(items),
+        })
+        .collect()
+}
+
+fn cut(
+    items: Vec<Item>,
+    size: f32,
+    path: &mut Vec<u32>,
+    next_id: &mut u32,
+    out: &mut Vec<(Vec<u32>, Vec<Item>)>,
+    depth: u32,
+) {
+    if items.len() <= 1 || depth > 200 {
+        out.push((path.clone(), items));
+        return;
+    }
+    // Vertical gaps, widest first.
+    let mut vgaps = gaps(items.iter().map(|i| {
+        let r = i.rect();
+        (r.x0, r.x1)
+    }));
+    vgaps.retain(|(a, b)| b - a >= size.max(4.0));
+    vgaps.sort_by(|a, b| (b.1 - b.0).total_cmp(&(a.1 - a.0)));
+    for (a, b) in vgaps {
+        let mid = (a + b) / 2.0;
+        let (left, right): (Vec<Item>, Vec<Item>) =
+            items.iter().cloned().partition(|i| i.rect().x1 <= mid);
+        if left.is_empty() || right.is_empty() || !is_gutter(&left, &right, size) {
+            continue;
+        }
+        let id = *next_id;
+        *next_id += 1;
+        path.push(id * 2);
+        cut(left, size, path, next_id, out, depth + 1);
+        path.pop();
+        path.push(id * 2 + 1);
+        cut(right, size, path, next_id, out, depth + 1);
+        path.pop();
+        return;
+    }
+    // Horizontal: the widest gap.
+    let hgaps = gaps(items.iter().map(|i| {
+        let r = i.rect();
+        (r.y0, r.y1)
+    }));
+    let Some(&(a, b)) = hgaps
+        .iter()
+        .filter(|(a, b)| b - a > 0.05 * size)
+        .max_by(|x, y| (x.1 - x.0).total_cmp(&(y.1 - y.0)))
+    else {
+        out.push((path.clone(), items));
+        return;
+    };
+    let mid = (a + b) / 2.0;
+    let (top, bottom): (Vec<Item>, Vec<Item>) = items.into_iter().partition(|i| i.rect().y1 <= mid);
+    if top.is_empty() || bottom.is_empty() {
+        let mut all = top;
+        all.extend(bottom);
+        out.push((path.clone(), all));
+        return;
+    }
+    cut(top, size, path, next_id, out, depth + 1);
+    cut(bottom, size, path, next_id, out, depth + 1);
+}
+
+/// White gaps in the projection of some intervals.
+fn gaps(intervals: impl Iterator<Item = (f32, f32)>) -> Vec<(f32, f32)> {
+    let mut v: Vec<(f32, f32)> = intervals.collect();
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut out = Vec::new();
+    let mut end = f32::NEG_INFINITY;
+    for (a, b) in v {
+        if end > f32::NEG_INFINITY && a > end {
+            out.push((end, a));
+        }
+        end = end.max(b);
+    }
+    out
+}
+
+/// Whether a vertical gap separates columns of text rather than the columns of a table.
+fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
+    let stats = |side: &[Item]| {
+        let mut baselines: Vec<f32> = Vec::new();
+        let mut chars = 0usize;
+        for i in side {
+            if let Item::Run(r) = i {
+                chars += r.chars;
+                if !baselines
+                    .iter()
+                    .any(|b| (b - r.baseline).abs() < 0.3 * size)
+                {
+                    baselines.push(r.baseline);
+                }
+            }
+        }
+        (baselines, chars)
+    };
+    let (lb, lc) = stats(left);
+    let (rb, rc) = stats(right);
+    if lb.is_empty() || rb.is_empty() {
+        // An image beside text.
+        return true;
+    }
+    let (few, many) = if lb.len() <= rb.len() {
+        (&lb, &rb)
+    } else {
+        (&rb, &lb)
+    };
+    let aligned = few
+        .iter()
+        .filter(|b| many.iter().any(|m| (*m - **b).abs() < 0.3 * size))
+        .count();
+    let aligned_ratio = aligned as f32 / few.len() as f32;
+    let l_per_line = lc as f32 / lb.len() as f32;
+    let r_per_line = rc as f32 / rb.len() as f32;
+    if aligned_ratio < 0.5 {
+        // Lines at different heights: independent columns (or a caption beside a figure),
+        // unless one side is a handful of short labels.
+        return lb.len() >= 2 && rb.len() >= 2 || l_per_line.min(r_per_line) >= 20.0;
+    }
+    // Same baselines on both sides: prose columns have long lines, tables short cells.
+    l_per_line.min(r_per_line) >= 28.0 && lb.len().min(rb.len()) >= 3
+}
+
+/// Groups a leaf's runs into lines (by vertical overlap) and words; images stay as entries.
+fn lines_of(items: Vec<Item>) -> Vec<Entry> {
+    let mut runs: Vec<Run> = Vec::new();
+    let mut entries: Vec<Entry> = Vec::new();
+    for i in items {
+        match i {
+            Item::Run(r) => runs.push(r),
+            Item::Image { index, rect } => entries.push(Entry::Image { index, rect }),
+        }
+    }
+    runs.sort_by(|a, b| a.rect.y0.total_cmp(&b.rect.y0));
+    let mut groups: Vec<(Rect, Vec<Run>)> = Vec::new();
+    for r in runs {
+        let h = r.rect.height().max(0.1);
+        let found = groups.iter_mut().rev().take(4).find(|(rect, _)| {
+            let overlap = rect.v_overlap(&r.rect);
+            overlap >= 0.5 * h.min(rect.height().max(0.1))
+        });
+        match found {
+            Some((rect, members)) => {
+                *rect = rect.union(&r.rect);
+                members.push(r);
+            }
+            None => groups.push((r.rect, vec![r])),
+        }
+    }
+    attach_scripts(&mut groups);
+    for (_, members) in groups {
+        entries.push(Entry::Line(make_line(members)));
+    }
+    entries.sort_by(|a, b| a.rect().y0.total_cmp(&b.rect().y0));
+    entries
+}
+
+/// Moves superscripts and subscripts drawn with a large text rise (a few small characters
+/// touching the end or start of a run on a neighbouring line) into that line.
+fn attach_scripts(groups: &mut Vec<(Rect, Vec<Run>)>) {
+    let mut i = 0;
+    while i < groups.len() {
+        let (rect, members) = &groups[i];
+        let small = members.len() == 1 && members[0].chars <= 4;
+        let mut target = None;
+        if small {
+            let run = &members[0];
+            for (j, (other_rect, others)) in groups.iter().enumerate() {
+                if j == i {
+                    continue;
+                }
+                let size = median(others.iter().map(|r| r.size));
+                if run.size > 0.85 * size {
+                    continue;
+                }
+                let apart = (other_rect.y0 - rect.y1).max(rect.y0 - other_rect.y1);
+                if apart > 0.6 * other_rect.height() {
+                    continue;
+                }
+                let touches = others.iter().any(|o| {
+                    (run.rect.x0 - o.rect.x1).abs() < 0.3 * size
+                        || (o.rect.x0 - run.rect.x1).abs() < 0.3 * size
+                });
+                if touches {
+                    target = Some(j);
+                    break;
+                }
+            }
+        }
+        match target {
+            Some(j) => {
+                let (rect, mut members) = groups.remove(i);
+                let j = if j > i { j - 1 } else { j };
+                groups[j].0 = groups[j].0.union(&rect);
+                groups[j].1.append(&mut members);
+            }
+            None => i += 1,
+        }
+    }
+}
+
+fn make_line(mut runs: Vec<Run>) -> Line {
+    let rtl_chars: usize = runs.iter().filter(|r| r.rtl).map(|r| r.chars).sum();
+    let all_chars: usize = runs.iter().map(|r| r.chars).sum();
+    let rtl = rtl_chars * 2 > all_chars;
+    if rtl {
+        runs.sort_by(|a, b| b.rect.x1.total_cmp(&a.rect.x1));
+    } else {
+        runs.sort_by(|a, b| a.rect.x0.total_cmp(&b.rect.x0));
+    }
+    // The dominant run (most glyphs) gives the line's baseline and size.
+    let main = runs
+        .iter()
+        .max_by_key(|r| r.chars)
+        .map(|r| (r.baseline, r.size))
+        .unwrap_or((0.0, 10.0));
+    let mut words: Vec<Word> = Vec::new();
+    let mut prev: Option<Rect> = None;
+    for run in &mut runs {
+        for (k, mut w) in std::mem::take(&mut run.words).into_iter().enumerate() {
+            if k == 0 {
+                // Between runs of one line: a space only where there is a gap (a superscript
+                // drawn as its own run stays glued to its base).
+                w.space_before = match prev {
+                    None => true,
+                    Some(p) => {
+                        let gap = if rtl {
+                            p.x0 - w.rect.x1
+                        } else {
+                            w.rect.x0 - p.x1
+                        };
+                        gap > WORD_GAP * w.size.max(1.0)
+                    }
+                };
+            }
+            prev = Some(w.rect);
+            words.push(w);
+        }
+    }
+    let mut rect = runs[0].rect;
+    for r in &runs[1..] {
+        rect = rect.union(&r.rect);
+    }
+    let bold = !words.is_empty() && words.iter().all(|w| w.bold);
+    Line {
+        words,
+        rect,
+        baseline: main.0,
+        size: main.1,
+        bold,
+    }
+}

@@ -1,0 +1,77 @@
+//! quire's PDF converter, built on PDFium.
+//!
+//! PDFium (through `pdfium-render`, bound at run time to the `libpdfium.so` that
+//! `scripts/setup.sh` installs) decodes fonts, encodings and images and recovers damaged
+//! cross-reference tables; everything about *layout* is ours: lines from character
+//! positions, columns by XY-cut, paragraphs, headings, lists, running headers and footers.
+//! Engine choice and measurements: see the crate README.
+//!
+//! Pipeline per document: open (empty password if needed) → per page: characters → runs,
+//! images, links, scanned-page check and OCR → running headers/footers across pages →
+//! per page: reading order → lines → blocks.
+
+mod blocks;
+mod convert;
+mod engine;
+pub mod flatten;
+mod furniture;
+mod geom;
+mod glyphs;
+mod images;
+mod layout;
+mod meta;
+mod scan;
+
+use quire_plugin_api::{
+    register_converter, Context, Converter, ConverterDescriptor, Document, Input, PluginConfig,
+    Result,
+};
+use std::path::PathBuf;
+
+pub use meta::pdf_date;
+
+/// The PDF converter: knows where PDFium lives; binds it at the first conversion.
+#[derive(Debug, Clone)]
+pub struct PdfConverter {
+    library: PathBuf,
+}
+
+impl PdfConverter {
+    pub fn new(config: &PluginConfig) -> PdfConverter {
+        PdfConverter {
+            library: engine::library_path(&config.runtime_dir),
+        }
+    }
+
+    /// Whether the PDFium library can be loaded.
+    pub fn engine_available(&self) -> bool {
+        engine::available(&self.library)
+    }
+}
+
+impl Converter for PdfConverter {
+    fn convert(&self, input: &Input<'_>, ctx: &mut Context<'_>) -> Result<Document> {
+        convert::convert(&self.library, input, ctx)
+    }
+}
+
+fn factory(config: &PluginConfig) -> Result<Box<dyn Converter>> {
+    Ok(Box::new(PdfConverter::new(config)))
+}
+
+pub const DESCRIPTOR: ConverterDescriptor = ConverterDescriptor {
+    id: "pdf",
+    name: "PDF Document (PDFium)",
+    crate_name: env!("CARGO_PKG_NAME"),
+    mime_types: &["application/pdf"],
+    extensions: &["pdf"],
+    factory,
+};
+
+register_converter!(DESCRIPTOR);
+
+/// Layout debugging: the runs of every page with their boxes.
+#[doc(hidden)]
+pub fn debug_runs(config: &PluginConfig, bytes: &[u8]) -> Result<Vec<String>> {
+    convert::debug_runs(&engine::library_path(&config.runtime_dir), bytes)
+}

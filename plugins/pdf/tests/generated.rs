@@ -1,0 +1,378 @@
+//! Conversions of PDFs generated in code: reading order, structure, metadata, images,
+//! scanned pages, errors and limits.
+
+mod support;
+
+use quire_plugin_api::{
+    Block, Context, Converter, Document, ErrorKind, Inline, Input, Limits, OcrImage, OcrOutput,
+    OcrProvider, Result,
+};
+use quire_plugin_pdf::{flatten::document_text, PdfConverter};
+use support::pdfgen::{bold, pdf, text, Info, Page, Picture};
+
+fn convert_with(bytes: &[u8], ctx: &mut Context<'_>) -> Result<Document> {
+    let converter = PdfConverter::new(&support::config());
+    converter.convert(
+        &Input {
+            bytes,
+            file_name: "test.pdf",
+            mime: "application/pdf",
+        },
+        ctx,
+    )
+}
+
+fn convert(bytes: &[u8]) -> Document {
+    convert_with(bytes, &mut Context::new()).expect("conversion")
+}
+
+fn body(lines: &[&str], x: f32, top: f32, size: f32) -> Vec<support::pdfgen::Text> {
+    lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| text(x, top - i as f32 * size * 1.25, size, l))
+        .collect()
+}
+
+fn headings(doc: &Document) -> Vec<(u8, String)> {
+    doc.parts
+        .iter()
+        .flat_map(|p| &p.blocks)
+        .filter_map(|b| match b {
+            Block::Heading { level, content } => Some((
+                *level,
+                content
+                    .iter()
+                    .filter_map(|i| match i {
+                        Inline::Text { text, .. } => Some(text.clone()),
+                        _ => None,
+                    })
+                    .collect(),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn two_columns_are_read_one_after_the_other() {
+    let left = [
+        "Left column first line of running text here",
+        "left column second line of running text too",
+        "left column third line of running text again",
+        "left column fourth line ends the left side.",
+    ];
+    let right = [
+        "Right column first line of running text here",
+        "right column second line of running text too",
+        "right column third line of running text again",
+        "right column fourth line ends the right side.",
+    ];
+    let mut page = Page::default();
+    page.texts
+        .push(bold(72.0, 720.0, 18.0, "A Two Column Title"));
+    page.texts.extend(body(&left, 72.0, 680.0, 10.0));
+    page.texts.extend(body(&right, 320.0, 680.0, 10.0));
+    let doc = convert(&pdf(&[page], None));
+    let text = document_text(&doc);
+    let l4 = text.find("left side.").expect("left text");
+    let r1 = text.find("Right column first").expect("right text");
+    let t = text.find("A Two Column Title").expect("title");
+    assert!(t < l4 && l4 < r1, "columns interleaved:\n{text}");
+    assert_eq!(headings(&doc), vec![(1, "A Two Column Title".to_string())]);
+    // The four lines of a column are one paragraph.
+    let paras = doc.parts[0]
+        .blocks
+        .iter()
+        .filter(|b| matches!(b, Block::Paragraph(_)))
+        .count();
+    assert_eq!(paras, 2, "{:#?}", doc.parts[0].blocks);
+}
+
+#[test]
+fn table_like_rows_stay_rows() {
+    let mut page = Page::default();
+    for (i, (k, v)) in [("Name", "Alice"), ("City", "Paris"), ("Role", "Engineer")]
+        .iter()
+        .enumerate()
+    {
+        let y = 700.0 - i as f32 * 14.0;
+        page.texts.push(text(72.0, y, 10.0, k));
+        page.texts.push(text(300.0, y, 10.0, v));
+    }
+    let doc = convert(&pdf(&[page], None));
+    let text = quire_plugin_api::text::fold_whitespace(&document_text(&doc));
+    assert!(text.contains("Name Alice"), "{text}");
+    assert!(text.contains("City Paris"), "{text}");
+}
+
+#[test]
+fn headings_by_size_and_metadata() {
+    let mut page = Page::default();
+    page.texts.push(text(72.0, 720.0, 22.0, "Introduction"));
+    page.texts.extend(body(
+        &[
+            "The body text is set in a smaller font and runs over",
+            "several lines so that it is clearly the body of the page.",
+        ],
+        72.0,
+        690.0,
+        11.0,
+    ));
+    page.texts.push(text(72.0, 630.0, 15.0, "Background"));
+    page.texts.extend(body(
+        &["More body text follows the second heading on this page."],
+        72.0,
+        605.0,
+        11.0,
+    ));
+    let info = Info {
+        title: "Generated Title",
+        author: "Jane Doe",
+        created: "D:20240301100000+02'00'",
+    };
+    let doc = convert(&pdf(&[page], Some(info)));
+    assert_eq!(
+        headings(&doc),
+        vec![
+            (1, "Introduction".to_string()),
+            (2, "Background".to_string())
+        ]
+    );
+    assert_eq!(doc.type_label, "PDF Document");
+    assert_eq!(doc.metadata.title.as_deref(), Some("Generated Title"));
+    assert_eq!(doc.metadata.author.as_deref(), Some("Jane Doe"));
+    assert_eq!(
+        doc.metadata.created.as_deref(),
+        Some("2024-03-01T10:00:00+02:00")
+    );
+    assert_eq!(doc.metadata.extra["num_pages"], serde_json::json!(1));
+}
+
+#[test]
+fn title_falls_back_to_first_heading() {
+    let mut page = Page::default();
+    page.texts
+        .push(text(72.0, 720.0, 24.0, "Quarterly Numbers"));
+    page.texts.extend(body(
+        &["Plain body text under the heading, long enough."],
+        72.0,
+        690.0,
+        11.0,
+    ));
+    let doc = convert(&pdf(&[page], None));
+    assert_eq!(doc.metadata.title.as_deref(), Some("Quarterly Numbers"));
+}
+
+#[test]
+fn hyphenated_line_ends_are_rejoined_and_lists_found() {
+    let mut page = Page::default();
+    page.texts.extend(body(
+        &[
+            "This paragraph shows an exam-",
+            "ple of a word broken over two lines of text.",
+        ],
+        72.0,
+        700.0,
+        11.0,
+    ));
+    page.texts.extend(body(
+        &["• First item of the list", "• Second item of the list"],
+        72.0,
+        640.0,
+        11.0,
+    ));
+    page.texts.extend(body(
+        &["1. Numbered one", "2. Numbered two"],
+        72.0,
+        590.0,
+        11.0,
+    ));
+    let doc = convert(&pdf(&[page], None));
+    let text = document_text(&doc);
+    assert!(text.contains("an example of a word"), "{text}");
+    let lists: Vec<_> = doc.parts[0]
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::List(l) => Some((l.ordered, l.items.len())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        lists,
+        vec![(false, 2), (true, 2)],
+        "{:#?}",
+        doc.parts[0].blocks
+    );
+    assert!(text.contains("First item of the list") && !text.contains('\u{2022}'));
+}
+
+#[test]
+fn running_headers_and_footers_do_not_interleave() {
+    let pages: Vec<Page> = (1..=3)
+        .map(|n| {
+            let mut page = Page::default();
+            page.texts
+                .push(text(72.0, 760.0, 9.0, "ACME Corporation Annual Report"));
+            page.texts.extend(body(
+                &[&format!(
+                    "Body text of page {n} which is long enough to be body."
+                )],
+                72.0,
+                700.0,
+                11.0,
+            ));
+            page.texts.push(text(300.0, 30.0, 9.0, &format!("{n}")));
+            page
+        })
+        .collect();
+    let doc = convert(&pdf(&pages, None));
+    assert_eq!(doc.parts.len(), 3);
+    for (i, part) in doc.parts.iter().enumerate() {
+        let texts: Vec<String> = part
+            .blocks
+            .iter()
+            .map(|b| {
+                quire_plugin_pdf::flatten::part_text(&quire_plugin_api::Part {
+                    blocks: vec![b.clone()],
+                    ..quire_plugin_api::Part::page(1)
+                })
+            })
+            .collect();
+        assert_eq!(
+            texts.first().map(String::as_str),
+            Some("ACME Corporation Annual Report")
+        );
+        assert_eq!(texts.last(), Some(&format!("{}", i + 1)));
+        assert!(part
+            .blocks
+            .iter()
+            .all(|b| !matches!(b, Block::Heading { .. })));
+    }
+}
+
+#[test]
+fn links_wrap_the_text_they_cover() {
+    let mut page = Page::default();
+    page.texts.push(text(72.0, 700.0, 11.0, "Visit"));
+    page.texts.push(text(110.0, 700.0, 11.0, "example"));
+    page.link = Some((108.0, 695.0, 160.0, 712.0, "https://example.com/".into()));
+    let doc = convert(&pdf(&[page], None));
+    let Block::Paragraph(inlines) = &doc.parts[0].blocks[0] else {
+        panic!("{:#?}", doc.parts[0].blocks)
+    };
+    assert!(
+        inlines
+            .iter()
+            .any(|i| matches!(i, Inline::Link { href, .. } if href == "https://example.com/")),
+        "{inlines:#?}"
+    );
+}
+
+fn image_page() -> Vec<u8> {
+    let mut page = Page::default();
+    page.pictures.push(Picture {
+        x: 0.0,
+        y: 0.0,
+        w: 612.0,
+        h: 792.0,
+        px_w: 40,
+        px_h: 50,
+    });
+    pdf(&[page], None)
+}
+
+struct FakeOcr;
+
+impl OcrProvider for FakeOcr {
+    fn recognize(&self, image: &OcrImage<'_>) -> Result<OcrOutput> {
+        assert_eq!(image.mime, "image/png");
+        assert!(image.data.starts_with(b"\x89PNG"));
+        Ok(OcrOutput {
+            text: "Scanned words\nfrom the page\n\nSecond paragraph".into(),
+            confidence: Some(0.9),
+        })
+    }
+}
+
+#[test]
+fn scanned_pages_are_read_by_ocr_or_reported() {
+    let bytes = image_page();
+    // Without OCR: a warning, and the page image is kept.
+    let mut ctx = Context::new();
+    let doc = convert_with(&bytes, &mut ctx).expect("conversion");
+    assert!(
+        ctx.warnings()
+            .iter()
+            .any(|w| w.contains("Page 1 has no text layer")),
+        "{:?}",
+        ctx.warnings()
+    );
+    let images = doc.images();
+    assert_eq!(images.len(), 1);
+    assert_eq!(images[0].mime, "image/png");
+    assert_eq!((images[0].width, images[0].height), (Some(40), Some(50)));
+    assert!(images[0].data.starts_with(b"\x89PNG"));
+    // With OCR: the text becomes the page's paragraphs.
+    let ocr = FakeOcr;
+    let mut ctx = Context::new().with_ocr("fake", &ocr);
+    let doc = convert_with(&bytes, &mut ctx).expect("conversion");
+    assert_eq!(
+        doc.parts[0].blocks,
+        vec![
+            Block::text("Scanned words from the page"),
+            Block::text("Second paragraph")
+        ]
+    );
+    assert_eq!(ctx.ocr_image_count(), 1);
+}
+
+#[test]
+fn image_limits_skip_with_a_reason() {
+    let bytes = image_page();
+    let mut ctx = Context::new().with_limits(Limits {
+        max_image_pixels: 100,
+        ..Limits::default()
+    });
+    let doc = convert_with(&bytes, &mut ctx).expect("conversion");
+    let images = doc.images();
+    assert_eq!(images.len(), 1);
+    assert!(images[0].skipped.is_some() && images[0].data.is_empty());
+}
+
+#[test]
+fn errors_and_limits() {
+    let err = convert_with(b"%PDF-1.4 this is not a pdf", &mut Context::new()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Malformed);
+    let pages: Vec<Page> = (0..3).map(|_| Page::default()).collect();
+    let mut ctx = Context::new().with_limits(Limits {
+        max_parts: 2,
+        ..Limits::default()
+    });
+    let err = convert_with(&pdf(&pages, None), &mut ctx).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::LimitExceeded);
+    // Progress per page.
+    let mut seen = Vec::new();
+    let mut sink = |d, t| seen.push((d, t));
+    let mut ctx = Context::new().with_progress(&mut sink);
+    convert_with(&pdf(&pages, None), &mut ctx).expect("conversion");
+    drop(ctx);
+    assert_eq!(seen, vec![(1, 3), (2, 3), (3, 3)]);
+}
+
+#[test]
+fn a_damaged_xref_is_recovered() {
+    let mut page = Page::default();
+    page.texts.push(text(72.0, 700.0, 11.0, "Recovered text"));
+    let mut bytes = pdf(&[page], None);
+    // Break every xref offset.
+    let xref = bytes.windows(4).position(|w| w == b"xref").expect("xref");
+    for b in &mut bytes[xref + 30..xref + 60] {
+        if b.is_ascii_digit() {
+            *b = b'9';
+        }
+    }
+    let doc = convert(&bytes);
+    assert!(document_text(&doc).contains("Recovered text"));
+}

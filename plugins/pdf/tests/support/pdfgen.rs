@@ -1,0 +1,200 @@
+//! A tiny PDF writer for tests: pages of text in the standard Helvetica fonts and optional
+//! raw RGB images, an Info dictionary, a correct cross-reference table.
+
+/// A piece of text at a position (points from the bottom-left corner).
+pub struct Text {
+    pub x: f32,
+    pub y: f32,
+    pub size: f32,
+    pub bold: bool,
+    pub text: String,
+}
+
+pub fn text(x: f32, y: f32, size: f32, s: &str) -> Text {
+    Text {
+        x,
+        y,
+        size,
+        bold: false,
+        text: s.to_string(),
+    }
+}
+
+pub fn bold(x: f32, y: f32, size: f32, s: &str) -> Text {
+    Text {
+        bold: true,
+        ..text(x, y, size, s)
+    }
+}
+
+/// An RGB image drawn at a rectangle.
+pub struct Picture {
+    pub x: f32,
+    pub y: f32,
+    pub w: f32,
+    pub h: f32,
+    pub px_w: u32,
+    pub px_h: u32,
+}
+
+#[derive(Default)]
+pub struct Page {
+    pub texts: Vec<Text>,
+    pub pictures: Vec<Picture>,
+    pub link: Option<(f32, f32, f32, f32, String)>,
+}
+
+pub struct Info<'a> {
+    pub title: &'a str,
+    pub author: &'a str,
+    pub created: &'a str,
+}
+
+/// A PDF string literal body in WinAnsiEncoding ("•" is byte 0x95).
+fn escape(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        match c {
+            '\\' | '(' | ')' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '•' => out.push_str("\\225"),
+            c if (c as u32) < 0x80 => out.push(c),
+            c if (c as u32) <= 0xFF => out.push_str(&format!("\\{:03o}", c as u32)),
+            _ => out.push('?'),
+        }
+    }
+    out
+}
+
+pub fn pdf(pages: &[Page], info: Option<Info<'_>>) -> Vec<u8> {
+    let mut objects: Vec<Vec<u8>> = Vec::new();
+    // 1 catalog, 2 pages, 3 Helvetica, 4 Helvetica-Bold, 5 info; then per page: page, content,
+    // images, link annotation.
+    objects.push(b"<< /Type /Catalog /Pages 2 0 R >>".to_vec());
+    objects.push(Vec::new()); // pages, filled below
+    objects.push(
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
+            .to_vec(),
+    );
+    objects.push(
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>"
+            .to_vec(),
+    );
+    objects.push(match &info {
+        Some(i) => format!(
+            "<< /Title ({}) /Author ({}) /CreationDate ({}) >>",
+            escape(i.title),
+            escape(i.author),
+            i.created
+        )
+        .into_bytes(),
+        None => b"<< >>".to_vec(),
+    });
+    let mut kids = Vec::new();
+    for page in pages {
+        let page_id = objects.len() + 1;
+        let content_id = page_id + 1;
+        let first_image_id = content_id + 1;
+        let annot_id = first_image_id + page.pictures.len();
+        kids.push(format!("{page_id} 0 R"));
+        let mut content = String::new();
+        for t in &page.texts {
+            content.push_str(&format!(
+                "BT /{} {} Tf {} {} Td ({}) Tj ET\n",
+                if t.bold { "F2" } else { "F1" },
+                t.size,
+                t.x,
+                t.y,
+                escape(&t.text)
+            ));
+        }
+        let mut xobjects = String::new();
+        for (k, p) in page.pictures.iter().enumerate() {
+            content.push_str(&format!(
+                "q {} 0 0 {} {} {} cm /Im{k} Do Q\n",
+                p.w, p.h, p.x, p.y
+            ));
+            xobjects.push_str(&format!("/Im{k} {} 0 R ", first_image_id + k));
+        }
+        let annots = if page.link.is_some() {
+            format!("/Annots [{annot_id} 0 R]")
+        } else {
+            String::new()
+        };
+        objects.push(
+            format!(
+                "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {content_id} 0 R \
+                 /Resources << /Font << /F1 3 0 R /F2 4 0 R >> /XObject << {xobjects}>> >> {annots} >>"
+            )
+            .into_bytes(),
+        );
+        let mut stream = format!("<< /Length {} >>\nstream\n", content.len()).into_bytes();
+        stream.extend_from_slice(content.as_bytes());
+        stream.extend_from_slice(b"\nendstream");
+        objects.push(stream);
+        for p in &page.pictures {
+            let mut data = Vec::with_capacity((p.px_w * p.px_h * 3) as usize);
+            for y in 0..p.px_h {
+                for x in 0..p.px_w {
+                    data.extend_from_slice(&[
+                        (x * 255 / p.px_w.max(1)) as u8,
+                        (y * 255 / p.px_h.max(1)) as u8,
+                        128,
+                    ]);
+                }
+            }
+            let mut stream = format!(
+                "<< /Type /XObject /Subtype /Image /Width {} /Height {} /ColorSpace /DeviceRGB \
+                 /BitsPerComponent 8 /Length {} >>\nstream\n",
+                p.px_w,
+                p.px_h,
+                data.len()
+            )
+            .into_bytes();
+            stream.extend_from_slice(&data);
+            stream.extend_from_slice(b"\nendstream");
+            objects.push(stream);
+        }
+        if let Some((x0, y0, x1, y1, uri)) = &page.link {
+            objects.push(
+                format!(
+                    "<< /Type /Annot /Subtype /Link /Rect [{x0} {y0} {x1} {y1}] /Border [0 0 0] \
+                     /A << /S /URI /URI ({}) >> >>",
+                    escape(uri)
+                )
+                .into_bytes(),
+            );
+        }
+    }
+    objects[1] = format!(
+        "<< /Type /Pages /Kids [{}] /Count {} >>",
+        kids.join(" "),
+        pages.len()
+    )
+    .into_bytes();
+    let mut out = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, obj) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
+        out.extend_from_slice(obj);
+        out.extend_from_slice(b"\nendobj\n");
+    }
+    let xref = out.len();
+    out.extend_from_slice(
+        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
+    );
+    for o in offsets {
+        out.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
+    }
+    out.extend_from_slice(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R /Info 5 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
+    );
+    out
+}

@@ -1,0 +1,418 @@
+//! One slide to a `Part`: title first, shapes in reading order, notes, comments.
+//!
+//! Placeholders often carry no position of their own; they inherit it from the slide layout
+//! (matched by `idx`, then by type) or the master (by type), which are read once and cached.
+
+use crate::shapes::{self, Content, Placeholder, Shape};
+use crate::{chart, media, text};
+use quick_xml::events::Event;
+use quick_xml::Reader;
+use quire_ooxml::{relationships, Relationship, SafeZip};
+use quire_plugin_api::{Block, Cell, Context, Inline, List, ListItem, Part, Result, Style, Table};
+use std::collections::HashMap;
+
+type Positions = Vec<(Placeholder, (i64, i64))>;
+
+/// What is shared between slides: layout/master placeholder positions, images counted.
+#[derive(Default)]
+pub struct State {
+    positions: HashMap<String, Positions>,
+    images: u32,
+}
+
+/// Placeholder kinds that are slide furniture, not content.
+fn is_furniture(kind: &str) -> bool {
+    matches!(kind, "sldNum" | "dt" | "sldImg")
+}
+
+fn is_title(p: &Option<Placeholder>) -> bool {
+    p.as_ref()
+        .is_some_and(|p| p.kind == "title" || p.kind == "ctrTitle")
+}
+
+fn placeholder_positions(zip: &mut SafeZip<'_>, part: &str, state: &mut State) -> Positions {
+    if let Some(p) = state.positions.get(part) {
+        return p.clone();
+    }
+    let rels = relationships(zip, part).unwrap_or_default();
+    let found: Positions = match zip.read(part) {
+        Ok(Some(xml)) => shapes::read_shapes(&xml, &rels)
+            .into_iter()
+            .filter_map(|s| Some((s.placeholder?, s.pos?)))
+            .collect(),
+        _ => Vec::new(),
+    };
+    state.positions.insert(part.to_owned(), found.clone());
+    found
+}
+
+fn inherit_positions(
+    zip: &mut SafeZip<'_>,
+    rels: &HashMap<String, Relationship>,
+    shapes: &mut [Shape],
+    state: &mut State,
+) {
+    if shapes
+        .iter()
+        .all(|s| s.pos.is_some() || s.placeholder.is_none())
+    {
+        return;
+    }
+    let Some(layout) = rels
+        .values()
+        .find(|r| r.kind == "slideLayout" && !r.external)
+        .map(|r| r.target.clone())
+    else {
+        return;
+    };
+    let layout_pos = placeholder_positions(zip, &layout, state);
+    let master = relationships(zip, &layout)
+        .unwrap_or_default()
+        .into_values()
+        .find(|r| r.kind == "slideMaster" && !r.external)
+        .map(|r| r.target);
+    let master_pos = master
+        .map(|m| placeholder_positions(zip, &m, state))
+        .unwrap_or_default();
+    for s in shapes.iter_mut().filter(|s| s.pos.is_none()) {
+        let Some(ph) = &s.placeholder else { continue };
+        let by_idx = ph
+            .idx
+            .as_ref()
+            .and_then(|idx| layout_pos.iter().find(|(p, _)| p.idx.as_ref() == Some(idx)));
+        let by_kind = |list: &Positions| {
+            list.iter()
+                .find(|(p, _)| p.kind == ph.kind)
+                .map(|(_, pos)| *pos)
+        };
+        s.pos = by_idx
+            .map(|(_, pos)| *pos)
+            .or_else(|| by_kind(&layout_pos))
+            .or_else(|| by_kind(&master_pos));
+    }
+}
+
+pub fn convert(
+    zip: &mut SafeZip<'_>,
+    part_name: &str,
+    number: u32,
+    authors: &HashMap<String, String>,
+    state: &mut State,
+    ctx: &mut Context<'_>,
+) -> Result<Part> {
+    let mut part = Part::slide(number);
+    let Some(xml) = zip.read(part_name)? else {
+        ctx.warn(format!("Slide {number} is missing from the file."));
+        return Ok(part);
+    };
+    let rels = relationships(zip, part_name)?;
+    let mut shapes = shapes::read_shapes(&xml, &rels);
+    drop(xml);
+    inherit_positions(zip, &rels, &mut shapes, state);
+
+    // the title first
+    if let Some(i) = shapes.iter().position(|s| {
+        is_title(&s.placeholder) && matches!(&s.content, Content::Text(p) if !p.is_empty())
+    }) {
+        let shape = shapes.remove(i);
+        if let Content::Text(paras) = shape.content {
+            let mut content: Vec<Inline> = Vec::new();
+            for (k, p) in paras.into_iter().enumerate() {
+                if k > 0 {
+                    content.push(Inline::plain(" "));
+                }
+                content.extend(p.inlines.into_iter().map(|i| match i {
+                    Inline::Break => Inline::plain(" "),
+                    other => other,
+                }));
+            }
+            let title = text::inline_text(&content)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            part.name = Some(title);
+            part.blocks.push(Block::Heading { level: 2, content });
+        }
+    }
+
+    // reading order: top to bottom, then left to right; unpositioned shapes keep their order last
+    let mut order: Vec<usize> = (0..shapes.len()).collect();
+    order.sort_by_key(|&i| {
+        let (x, y) = shapes[i].pos.unwrap_or((i64::MAX, i64::MAX));
+        (y, x)
+    });
+    let mut slots: Vec<Option<Shape>> = shapes.into_iter().map(Some).collect();
+    for i in order {
+        let Some(shape) = slots[i].take() else {
+            continue;
+        };
+        shape_blocks(zip, &rels, shape, number, state, ctx, &mut part.blocks)?;
+    }
+
+    // speaker notes
+    if let Some(notes) = rels
+        .values()
+        .find(|r| r.kind == "notesSlide" && !r.external)
+    {
+        let target = notes.target.clone();
+        if let Ok(Some(xml)) = zip.read(&target) {
+            let notes_rels = relationships(zip, &target).unwrap_or_default();
+            for shape in shapes::read_shapes(&xml, &notes_rels) {
+                let furniture = shape
+                    .placeholder
+                    .as_ref()
+                    .is_some_and(|p| is_furniture(&p.kind));
+                if let (false, Content::Text(paras)) = (furniture, shape.content) {
+                    part.notes.extend(text::to_blocks(paras, false));
+                }
+            }
+        }
+    }
+
+    // comments (legacy and modern)
+    let mut comment_parts: Vec<&Relationship> = rels
+        .values()
+        .filter(|r| r.kind == "comments" && !r.external)
+        .collect();
+    comment_parts.sort_by(|a, b| a.id.cmp(&b.id));
+    for rel in comment_parts {
+        if let Ok(Some(xml)) = zip.read(&rel.target) {
+            for (author, text) in read_comments(&xml) {
+                let who = authors
+                    .get(&author)
+                    .cloned()
+                    .unwrap_or_else(|| "Unknown".into());
+                part.blocks.push(Block::Paragraph(vec![
+                    Inline::styled(format!("Comment by {who}:"), Style::ITALIC),
+                    Inline::plain(format!(" {text}")),
+                ]));
+            }
+        }
+    }
+    Ok(part)
+}
+
+fn shape_blocks(
+    zip: &mut SafeZip<'_>,
+    rels: &HashMap<String, Relationship>,
+    shape: Shape,
+    number: u32,
+    state: &mut State,
+    ctx: &mut Context<'_>,
+    out: &mut Vec<Block>,
+) -> Result<()> {
+    match shape.content {
+        Content::Text(paras) => {
+            let kind = shape.placeholder.as_ref().map(|p| p.kind.as_str());
+            if kind.is_some_and(is_furniture) {
+                return Ok(());
+            }
+            let body = matches!(kind, Some("body") | Some("obj"));
+            if is_title(&shape.placeholder) {
+                // a second title on the slide reads as a paragraph
+                out.extend(paras.into_iter().map(|p| Block::Paragraph(p.inlines)));
+            } else {
+                out.extend(text::to_blocks(paras, body));
+            }
+        }
+        Content::Table { rows, first_row } => {
+            let rows: Vec<Vec<Cell>> = rows
+                .into_iter()
+                .map(|row| {
+                    row.into_iter()
+                        .filter(|c| !c.covered)
+                        .map(|c| {
+                            let mut content = Vec::new();
+                            for (k, p) in c.paras.into_iter().enumerate() {
+                                if k > 0 {
+                                    content.push(Inline::Break);
+                                }
+                                content.extend(p.inlines);
+                            }
+                            Cell {
+                                content,
+                                colspan: c.colspan,
+                                rowspan: c.rowspan,
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            if !rows.is_empty() {
+                out.push(Block::Table(Table {
+                    header_rows: usize::from(first_row),
+                    rows,
+                }));
+            }
+        }
+        Content::Picture { embed, descr, .. } => {
+            if let Some(img) = media::picture(
+                zip,
+                rels,
+                embed.as_deref(),
+                descr.as_deref(),
+                number,
+                &mut state.images,
+                ctx,
+            )? {
+                out.push(Block::Image(img));
+            }
+        }
+        Content::Diagram { rid } => {
+            let Some(rel) = rels.get(&rid).filter(|r| !r.external) else {
+                return Ok(());
+            };
+            let target = rel.target.clone();
+            if let Ok(Some(xml)) = zip.read(&target) {
+                let items: Vec<ListItem> = diagram_texts(&xml)
+                    .into_iter()
+                    .map(|t| ListItem {
+                        blocks: vec![Block::text(t)],
+                        checked: None,
+                    })
+                    .collect();
+                if !items.is_empty() {
+                    out.push(Block::List(List {
+                        ordered: false,
+                        start: 1,
+                        items,
+                    }));
+                }
+            }
+        }
+        Content::Chart { rid } => {
+            let Some(rel) = rels.get(&rid).filter(|r| !r.external) else {
+                return Ok(());
+            };
+            let target = rel.target.clone();
+            match zip.read(&target) {
+                Ok(Some(xml)) => {
+                    let c = chart::read(&xml);
+                    if let Some(title) = c.title {
+                        out.push(Block::Paragraph(vec![Inline::styled(title, Style::BOLD)]));
+                    }
+                    if let Some(t) = c.table {
+                        out.push(Block::Table(t));
+                    }
+                }
+                Ok(None) => ctx.warn(format!(
+                    "A chart on slide {number} is missing; it was skipped."
+                )),
+                Err(e) if e.kind() == quire_plugin_api::ErrorKind::Malformed => ctx.warn(format!(
+                    "A chart on slide {number} is damaged; it was skipped."
+                )),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The text of each SmartArt point (`dgm:pt`) in a diagram data part, in document order.
+fn diagram_texts(xml: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut reader = Reader::from_reader(xml);
+    let mut cur: Option<String> = None;
+    let mut in_text = false;
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(e)) => match e.local_name().as_ref() {
+                b"pt" => cur = Some(String::new()),
+                b"t" => in_text = true,
+                b"p" => {
+                    if let Some(c) = cur.as_mut().filter(|c| !c.is_empty()) {
+                        c.push(' ');
+                    }
+                }
+                _ => {}
+            },
+            Ok(Event::Text(t)) if in_text => {
+                if let (Some(c), Ok(t)) = (cur.as_mut(), t.unescape()) {
+                    c.push_str(&t);
+                }
+            }
+            Ok(Event::End(e)) => match e.local_name().as_ref() {
+                b"t" => in_text = false,
+                b"pt" => {
+                    if let Some(c) = cur.take() {
+                        let c = c.split_whitespace().collect::<Vec<_>>().join(" ");
+                        if !c.is_empty() {
+                            out.push(c);
+                        }
+                    }
+                }
+                _ => {}
+            },
+            Ok(Event::Eof) | Err(_) => break,
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Comment authors by id: "Name (initials)".
+pub fn comment_authors(zip: &mut SafeZip<'_>) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    for part in ["ppt/commentAuthors.xml", "ppt/authors.xml"] {
+        let Ok(Some(xml)) = zip.read(part) else {
+            continue;
+        };
+        let mut reader = Reader::from_reader(xml.as_slice());
+        loop {
+            match reader.read_event() {
+                Ok(Event::Start(e)) | Ok(Event::Empty(e))
+                    if matches!(e.local_name().as_ref(), b"cmAuthor" | b"author") =>
+                {
+                    let id = shapes::attr(&e, b"id").unwrap_or_default();
+                    let name = shapes::attr(&e, b"name").unwrap_or_default();
+                    let label = match shapes::attr(&e, b"initials").filter(|i| !i.is_empty()) {
+                        Some(i) => format!("{name} ({i})"),
+                        None => name,
+                    };
+                    out.insert(id, label);
+                }
+                Ok(Event::Eof) | Err(_) => break,
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// (author id, text) of each comment in a comments part.
+fn read_comments(xml: &[u8]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut reader = Reader::from_reader(xml);
+    let mut in_text = false;
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(e)) => match e.local_name().as_ref() {
+                b"cm" => out.push((
+                    shapes::attr(&e, b"authorId").unwrap_or_default(),
+                    String::new(),
+                )),
+                b"text" | b"t" => in_text = true,
+                b"p" => {
+                    if let Some((_, t)) = out.last_mut() {
+                        if !t.is_empty() {
+                            t.push(' ');
+                        }
+                    }
+                }
+                _ => {}
+            },
+            Ok(Event::Text(t)) if in_text => {
+                if let (Some((_, s)), Ok(t)) = (out.last_mut(), t.unescape()) {
+                    s.push_str(&t);
+                }
+            }
+            Ok(Event::End(e)) if matches!(e.local_name().as_ref(), b"text" | b"t") => {
+                in_text = false
+            }
+            Ok(Event::Eof) | Err(_) => break,
+            _ => {}
+        }
+    }
+    out.retain(|(_, t)| !t.trim().is_empty());
+    out
+}

@@ -1,0 +1,290 @@
+//! Presentations built in code: order, titles, reading order, groups, lists, tables, images,
+//! charts, notes, links, and hostile input.
+
+use quire_plugin_api::{Block, Context, Converter, ErrorKind, Inline, Input};
+use quire_plugin_pptx::PptxConverter;
+use std::io::Write;
+
+const P: &str = r#"xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships""#;
+const REL: &str = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
+
+fn zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (name, data) in entries {
+        w.start_file(*name, opts).expect("start");
+        w.write_all(data).expect("write");
+    }
+    w.finish().expect("finish").into_inner()
+}
+
+fn rels(list: &[(&str, &str, &str)]) -> String {
+    let mut s = String::from(
+        r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">"#,
+    );
+    for (id, kind, target) in list {
+        let mode = if target.starts_with("http") {
+            r#" TargetMode="External""#
+        } else {
+            ""
+        };
+        s.push_str(&format!(
+            r#"<Relationship Id="{id}" Type="{REL}/{kind}" Target="{target}"{mode}/>"#
+        ));
+    }
+    s.push_str("</Relationships>");
+    s
+}
+
+fn sp(ph: Option<&str>, x: i64, y: i64, body: &str) -> String {
+    let ph = ph
+        .map(|t| format!(r#"<p:nvPr><p:ph type="{t}"/></p:nvPr>"#))
+        .unwrap_or_else(|| "<p:nvPr/>".into());
+    format!(
+        r#"<p:sp><p:nvSpPr><p:cNvPr id="2" name="s"/><p:cNvSpPr/>{ph}</p:nvSpPr><p:spPr><a:xfrm><a:off x="{x}" y="{y}"/><a:ext cx="100" cy="100"/></a:xfrm></p:spPr><p:txBody><a:bodyPr/>{body}</p:txBody></p:sp>"#
+    )
+}
+
+fn para(text: &str) -> String {
+    format!("<a:p><a:r><a:t>{text}</a:t></a:r></a:p>")
+}
+
+fn slide(shapes: &str) -> String {
+    format!(
+        r#"<p:sld {P}><p:cSld><p:spTree><p:nvGrpSpPr/><p:grpSpPr/>{shapes}</p:spTree></p:cSld></p:sld>"#
+    )
+}
+
+fn build() -> Vec<u8> {
+    let png = b"\x89PNG\r\n\x1a\nfake".to_vec();
+    let bullets = r#"<a:p><a:pPr><a:buChar char="*"/></a:pPr><a:r><a:t>one</a:t></a:r></a:p><a:p><a:pPr lvl="1"><a:buChar char="*"/></a:pPr><a:r><a:t>one.a</a:t></a:r></a:p><a:p><a:r><a:rPr b="1"><a:hlinkClick r:id="rLink"/></a:rPr><a:t>a link</a:t></a:r></a:p>"#;
+    let group = format!(
+        r#"<p:grpSp><p:nvGrpSpPr/><p:grpSpPr><a:xfrm><a:off x="0" y="5000"/><a:ext cx="10" cy="10"/><a:chOff x="0" y="0"/><a:chExt cx="10" cy="10"/></a:xfrm></p:grpSpPr>{}</p:grpSp>"#,
+        sp(None, 0, 0, &para("in group"))
+    );
+    let table = r#"<p:graphicFrame><p:xfrm><a:off x="0" y="9000"/></p:xfrm><a:graphic><a:graphicData><a:tbl><a:tblPr firstRow="1"/><a:tr><a:tc gridSpan="2"><a:txBody><a:p><a:r><a:t>wide</a:t></a:r></a:p></a:txBody></a:tc><a:tc hMerge="1"><a:txBody><a:p/></a:txBody></a:tc></a:tr><a:tr><a:tc><a:txBody><a:p><a:r><a:t>x</a:t></a:r></a:p></a:txBody></a:tc><a:tc><a:txBody><a:p><a:r><a:t>y</a:t></a:r></a:p></a:txBody></a:tc></a:tr></a:tbl></a:graphicData></a:graphic></p:graphicFrame>"#;
+    let pic = |rid: &str, y: i64| {
+        format!(
+            r#"<p:pic><p:nvPicPr><p:cNvPr id="5" name="p" descr="a chart"/></p:nvPicPr><p:blipFill><a:blip r:embed="{rid}"/></p:blipFill><p:spPr><a:xfrm><a:off x="0" y="{y}"/></a:xfrm></p:spPr></p:pic>"#
+        )
+    };
+    let chart_frame = r#"<p:graphicFrame><p:xfrm><a:off x="0" y="12000"/></p:xfrm><a:graphic><a:graphicData><c:chart xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" r:id="rChart"/></a:graphicData></a:graphic></p:graphicFrame>"#;
+    let chart = r#"<c:chartSpace xmlns:c="c" xmlns:a="a"><c:chart><c:title><c:tx><c:rich><a:p><a:r><a:t>Sales</a:t></a:r></a:p></c:rich></c:tx></c:title><c:plotArea><c:barChart><c:ser><c:tx><c:v>2024</c:v></c:tx><c:cat><c:strLit><c:pt idx="0"><c:v>Q1</c:v></c:pt></c:strLit></c:cat><c:val><c:numLit><c:pt idx="0"><c:v>7</c:v></c:pt></c:numLit></c:val></c:ser></c:barChart></c:plotArea></c:chart></c:chartSpace>"#;
+    // slide A (second in order): body below, title lower on the page but first in output
+    let slide_a = slide(&format!(
+        "{}{}{}{}{}{}{}",
+        sp(None, 0, 3000, bullets),
+        sp(Some("title"), 0, 8000, &para("Title A")),
+        sp(None, 500, 1000, &para("right")),
+        sp(None, 0, 1000, &para("left")),
+        group,
+        table,
+        pic("rImg", 10000) + &pic("rMissing", 11000) + chart_frame,
+    ));
+    let slide_b = slide(&sp(Some("ctrTitle"), 0, 0, &para("First &amp; foremost")));
+    let notes = format!(
+        r#"<p:notes {P}><p:cSld><p:spTree>{}{}</p:spTree></p:cSld></p:notes>"#,
+        sp(Some("sldImg"), 0, 0, ""),
+        sp(Some("body"), 0, 0, &para("Say this"))
+    );
+    let pres = format!(
+        r#"<p:presentation {P}><p:sldIdLst><p:sldId id="256" r:id="rB"/><p:sldId id="257" r:id="rA"/></p:sldIdLst><p:sldSz cx="12192000" cy="6858000"/></p:presentation>"#
+    );
+    zip(&[
+        (
+            "_rels/.rels",
+            rels(&[("r1", "officeDocument", "ppt/presentation.xml")]).as_bytes(),
+        ),
+        ("ppt/presentation.xml", pres.as_bytes()),
+        (
+            "ppt/_rels/presentation.xml.rels",
+            rels(&[
+                ("rA", "slide", "slides/slide1.xml"),
+                ("rB", "slide", "slides/slide2.xml"),
+            ])
+            .as_bytes(),
+        ),
+        ("ppt/slides/slide1.xml", slide_a.as_bytes()),
+        ("ppt/slides/slide2.xml", slide_b.as_bytes()),
+        (
+            "ppt/slides/_rels/slide1.xml.rels",
+            rels(&[
+                ("rImg", "image", "../media/image1.png"),
+                ("rMissing", "image", "../media/nothere.png"),
+                ("rChart", "chart", "../charts/chart1.xml"),
+                ("rLink", "hyperlink", "https://example.com/"),
+                ("rNotes", "notesSlide", "../notesSlides/notesSlide1.xml"),
+            ])
+            .as_bytes(),
+        ),
+        ("ppt/notesSlides/notesSlide1.xml", notes.as_bytes()),
+        ("ppt/charts/chart1.xml", chart.as_bytes()),
+        ("ppt/media/image1.png", &png),
+        ("ppt/vbaProject.bin", b"macro bytes never read"),
+    ])
+}
+
+fn text_of(blocks: &[Block]) -> Vec<String> {
+    fn inl(v: &[Inline]) -> String {
+        v.iter()
+            .map(|i| match i {
+                Inline::Text { text, .. } => text.clone(),
+                Inline::Link { content, .. } => inl(content),
+                _ => String::new(),
+            })
+            .collect()
+    }
+    blocks
+        .iter()
+        .map(|b| match b {
+            Block::Heading { content, .. } => format!("H:{}", inl(content)),
+            Block::Paragraph(c) => inl(c),
+            Block::List(l) => format!("L{}", l.items.len()),
+            Block::Table(t) => format!("T{}", t.rows.len()),
+            Block::Image(i) => format!("I:{}", i.mime),
+            _ => "?".into(),
+        })
+        .collect()
+}
+
+#[test]
+fn converts_a_generated_presentation() {
+    let bytes = build();
+    let input = Input {
+        bytes: &bytes,
+        file_name: "t.pptx",
+        mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    };
+    let mut ctx = Context::new();
+    let doc = PptxConverter.convert(&input, &mut ctx).expect("converts");
+    assert_eq!(doc.type_label, "PowerPoint Presentation");
+    assert_eq!(doc.metadata.slide_width, Some(12_192_000));
+    assert_eq!(doc.parts.len(), 2);
+    assert_eq!(text_of(&doc.parts[0].blocks), ["H:First & foremost"]);
+    assert_eq!(doc.parts[0].name.as_deref(), Some("First & foremost"));
+    let a = text_of(&doc.parts[1].blocks);
+    assert_eq!(
+        a,
+        [
+            "H:Title A",
+            "left",
+            "right",
+            "L1",
+            "a link",
+            "in group",
+            "T2",
+            "I:image/png",
+            "Sales",
+            "T2"
+        ]
+    );
+    let blocks = &doc.parts[1].blocks;
+    // nested bullet under "one"
+    let Block::List(list) = &blocks[3] else {
+        panic!("list expected")
+    };
+    assert!(matches!(list.items[0].blocks[1], Block::List(_)));
+    // the link keeps its target
+    let Block::Paragraph(p) = &blocks[4] else {
+        panic!("paragraph expected")
+    };
+    assert!(matches!(&p[0], Inline::Link { href, .. } if href == "https://example.com/"));
+    // merged header cell spans two columns; the covered cell is omitted
+    let Block::Table(t) = &blocks[6] else {
+        panic!("table expected")
+    };
+    assert_eq!(
+        (t.header_rows, t.rows[0].len(), t.rows[0][0].colspan),
+        (1, 1, 2)
+    );
+    let Block::Image(img) = &blocks[7] else {
+        panic!("image expected")
+    };
+    assert_eq!(img.data, b"\x89PNG\r\n\x1a\nfake");
+    assert_eq!(img.alt.as_deref(), Some("a chart"));
+    assert_eq!(text_of(&doc.parts[1].notes), ["Say this"]);
+    assert!(ctx.warnings().iter().any(|w| w.contains("missing part")));
+}
+
+#[test]
+fn reports_progress_per_slide() {
+    let bytes = build();
+    let input = Input {
+        bytes: &bytes,
+        file_name: "t.pptx",
+        mime: "x",
+    };
+    let mut seen = Vec::new();
+    let mut sink = |d, t| seen.push((d, t));
+    let mut ctx = Context::new().with_progress(&mut sink);
+    PptxConverter.convert(&input, &mut ctx).expect("converts");
+    drop(ctx);
+    assert_eq!(seen, [(1, 2), (2, 2)]);
+}
+
+#[test]
+fn refuses_garbage_encrypted_and_bombs() {
+    let convert = |bytes: &[u8], limits: Option<quire_plugin_api::Limits>| {
+        let input = Input {
+            bytes,
+            file_name: "t.pptx",
+            mime: "x",
+        };
+        let mut ctx = Context::new();
+        if let Some(l) = limits {
+            ctx = ctx.with_limits(l);
+        }
+        PptxConverter
+            .convert(&input, &mut ctx)
+            .map(|_| ())
+            .unwrap_err()
+            .kind()
+    };
+    assert_eq!(convert(b"not a zip at all", None), ErrorKind::Malformed);
+    assert_eq!(
+        convert(b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1 rest", None),
+        ErrorKind::Encrypted
+    );
+    let limits = quire_plugin_api::Limits {
+        max_inflated_bytes: 100,
+        ..Default::default()
+    };
+    assert_eq!(convert(&build(), Some(limits)), ErrorKind::LimitExceeded);
+    let limits = quire_plugin_api::Limits {
+        max_parts: 1,
+        ..Default::default()
+    };
+    assert_eq!(convert(&build(), Some(limits)), ErrorKind::LimitExceeded);
+}
+
+struct FakeOcr;
+
+impl quire_plugin_api::OcrProvider for FakeOcr {
+    fn recognize(
+        &self,
+        image: &quire_plugin_api::OcrImage<'_>,
+    ) -> quire_plugin_api::Result<quire_plugin_api::OcrOutput> {
+        Ok(quire_plugin_api::OcrOutput {
+            text: format!("text in {}", image.mime),
+            confidence: None,
+        })
+    }
+}
+
+#[test]
+fn ocr_reads_pictures_when_asked() {
+    let bytes = build();
+    let input = Input {
+        bytes: &bytes,
+        file_name: "t.pptx",
+        mime: "x",
+    };
+    let provider = FakeOcr;
+    let mut ctx = Context::new().with_ocr("fake", &provider);
+    let doc = PptxConverter.convert(&input, &mut ctx).expect("converts");
+    let images = doc.images();
+    assert_eq!(images.len(), 1);
+    assert_eq!(images[0].ocr_text.as_deref(), Some("text in image/png"));
+    assert_eq!(ctx.ocr_image_count(), 1);
+}

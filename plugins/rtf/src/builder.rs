@@ -1,0 +1,385 @@
+//! Assembling interpreted RTF into document-model blocks: paragraphs, headings, tables,
+//! (nested) lists, footnotes.
+//!
+//! RTF says at each `\par` what the paragraph was (its style, outline level, whether it sits
+//! in a table or a list) — so blocks are decided when a paragraph ends, from the paragraph
+//! properties in force at that moment.
+
+use quire_plugin_api::{Block, Cell, Image, Inline, List, ListItem, Style, Table};
+
+/// Paragraph properties that matter for structure.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ParaProps {
+    /// Heading level 1..=6 from `\outlinelevelN` or a "heading N" style.
+    pub heading: Option<u8>,
+    pub in_table: bool,
+    /// `\lsN` list override (0 = none).
+    pub list: i32,
+    /// `\ilvlN` nesting level.
+    pub list_level: u8,
+}
+
+/// Inline runs of the paragraph being read, merged by style.
+#[derive(Default)]
+struct Runs {
+    inlines: Vec<Inline>,
+    /// Set by [`Flow::mark`]: the next text starts a new run, so a field's result can be
+    /// wrapped later without splitting a run.
+    barrier: bool,
+}
+
+impl Runs {
+    fn push_text(&mut self, text: &str, style: Style) {
+        if text.is_empty() {
+            return;
+        }
+        if !std::mem::take(&mut self.barrier) {
+            if let Some(Inline::Text {
+                text: prev,
+                style: s,
+            }) = self.inlines.last_mut()
+            {
+                if *s == style {
+                    prev.push_str(text);
+                    return;
+                }
+            }
+        }
+        self.inlines.push(Inline::styled(text.to_owned(), style));
+    }
+
+    fn has_content(&self) -> bool {
+        self.inlines.iter().any(|i| match i {
+            Inline::Text { text, .. } => !text.trim().is_empty(),
+            Inline::Break => false,
+            _ => true,
+        })
+    }
+
+    /// Takes the runs, trimmed at both ends.
+    fn take(&mut self) -> Vec<Inline> {
+        let mut v = std::mem::take(&mut self.inlines);
+        while matches!(v.last(), Some(Inline::Break)) {
+            v.pop();
+        }
+        if let Some(Inline::Text { text, .. }) = v.first_mut() {
+            let keep = text.trim_start().len();
+            text.drain(..text.len() - keep);
+        }
+        if let Some(Inline::Text { text, .. }) = v.last_mut() {
+            text.truncate(text.trim_end().len());
+        }
+        v.retain(|i| !matches!(i, Inline::Text { text, .. } if text.is_empty()));
+        v
+    }
+}
+
+struct PendingItem {
+    level: u8,
+    ordered: bool,
+    start: u64,
+    content: Vec<Inline>,
+}
+
+/// Where blocks of one flow (the body, or a footnote) are collected.
+#[derive(Default)]
+pub struct Flow {
+    blocks: Vec<Block>,
+    runs: Runs,
+    /// Cells of the row being read, and the content of the current cell.
+    row: Vec<Cell>,
+    cell: Vec<Inline>,
+    rows: Vec<Vec<Cell>>,
+    header_rows: usize,
+    row_is_header: bool,
+    items: Vec<PendingItem>,
+    /// Marker text from `\listtext`/`\pntext` for the paragraph being read.
+    marker: Option<String>,
+}
+
+/// Rows above this are dropped; a table this long is data better read elsewhere.
+const MAX_ROWS: usize = 100_000;
+
+impl Flow {
+    pub fn text(&mut self, text: &str, style: Style) {
+        self.runs.push_text(text, style);
+    }
+
+    pub fn inline(&mut self, inline: Inline) {
+        self.runs.inlines.push(inline);
+    }
+
+    /// Number of inlines so far in the current paragraph (for wrapping a field's result).
+    pub fn mark(&mut self) -> usize {
+        self.runs.barrier = true;
+        self.runs.inlines.len()
+    }
+
+    /// Wraps the inlines from `mark` to the end into a link.
+    pub fn wrap_link(&mut self, mark: usize, href: String) {
+        if mark > self.runs.inlines.len() {
+            return;
+        }
+        let content: Vec<Inline> = self.runs.inlines.drain(mark..).collect();
+        if content.is_empty() {
+            return;
+        }
+        self.runs.inlines.push(Inline::Link { href, content });
+    }
+
+    pub fn set_marker(&mut self, marker: String) {
+        self.marker = Some(marker);
+    }
+
+    pub fn row_is_header(&mut self) {
+        self.row_is_header = true;
+    }
+
+    /// `\par`: the paragraph ends with the properties in force.
+    pub fn end_paragraph(&mut self, props: &ParaProps) {
+        if props.in_table {
+            if self.runs.has_content() {
+                if !self.cell.is_empty() {
+                    self.cell.push(Inline::Break);
+                }
+                let runs = self.runs.take();
+                self.cell.extend(runs);
+            } else {
+                self.runs.take();
+            }
+            self.marker = None;
+            return;
+        }
+        self.finish_table();
+        let marker = self.marker.take();
+        if !self.runs.has_content() {
+            self.runs.take();
+            return;
+        }
+        let content = self.runs.take();
+        if props.list > 0 || marker.is_some() {
+            let m = marker.unwrap_or_default();
+            let (ordered, start) = marker_kind(&m);
+            let level = props.list_level.min(8);
+            // A numbered list right after a bulleted one (or the reverse) is a new list.
+            if self
+                .items
+                .last()
+                .is_some_and(|last| last.level == level && last.ordered != ordered && level == 0)
+            {
+                self.finish_list();
+            }
+            self.items.push(PendingItem {
+                level,
+                ordered,
+                start,
+                content,
+            });
+            return;
+        }
+        self.finish_list();
+        match props.heading {
+            Some(level) => self.blocks.push(Block::Heading { level, content }),
+            None => self.blocks.push(Block::Paragraph(content)),
+        }
+    }
+
+    /// `\cell`: the current cell ends.
+    pub fn end_cell(&mut self) {
+        if self.runs.has_content() {
+            if !self.cell.is_empty() {
+                self.cell.push(Inline::Break);
+            }
+            let runs = self.runs.take();
+            self.cell.extend(runs);
+        } else {
+            self.runs.take();
+        }
+        self.marker = None;
+        let content = std::mem::take(&mut self.cell);
+        self.row.push(Cell::new(content));
+    }
+
+    /// `\row`: the current row ends.
+    pub fn end_row(&mut self) {
+        if self.runs.has_content() || !self.cell.is_empty() {
+            self.end_cell();
+        }
+        let row = std::mem::take(&mut self.row);
+        if row.is_empty() {
+            return;
+        }
+        if self.rows.is_empty() {
+            self.finish_list();
+        }
+        if self.row_is_header && self.header_rows == self.rows.len() {
+            self.header_rows += 1;
+        }
+        self.row_is_header = false;
+        if self.rows.len() < MAX_ROWS {
+            self.rows.push(row);
+        }
+    }
+
+    fn finish_table(&mut self) {
+        if !self.row.is_empty() || !self.cell.is_empty() {
+            self.end_row();
+        }
+        if self.rows.is_empty() {
+            return;
+        }
+        let width = self.rows.iter().map(Vec::len).max().unwrap_or(0);
+        let mut rows = std::mem::take(&mut self.rows);
+        for r in &mut rows {
+            while r.len() < width {
+                r.push(Cell::text(""));
+            }
+        }
+        self.blocks.push(Block::Table(Table {
+            header_rows: std::mem::take(&mut self.header_rows),
+            rows,
+        }));
+    }
+
+    fn finish_list(&mut self) {
+        if self.items.is_empty() {
+            return;
+        }
+        let items = std::mem::take(&mut self.items);
+        let base = items.iter().map(|i| i.level).min().unwrap_or(0);
+        let mut iter = items.into_iter().peekable();
+        if let Some(list) = build_list(&mut iter, base) {
+            self.blocks.push(Block::List(list));
+        }
+    }
+
+    pub fn image_block(&mut self, image: Image) {
+        if self.runs.has_content() {
+            self.runs.inlines.push(Inline::Image(image));
+        } else {
+            self.finish_table();
+            self.finish_list();
+            self.blocks.push(Block::Image(image));
+        }
+    }
+
+    /// Ends the flow: a paragraph without a final `\par`, open tables and lists.
+    pub fn finish(mut self) -> Vec<Block> {
+        // Text after the last `\cell` of an unterminated row belongs to a cell of its own.
+        if (!self.row.is_empty() || !self.cell.is_empty()) && self.runs.has_content() {
+            self.end_cell();
+        }
+        self.end_paragraph(&ParaProps::default());
+        self.finish_table();
+        self.finish_list();
+        self.blocks
+    }
+}
+
+/// Items of one level (and deeper ones nested into the previous item) as a list.
+fn build_list(
+    iter: &mut std::iter::Peekable<std::vec::IntoIter<PendingItem>>,
+    level: u8,
+) -> Option<List> {
+    let first = iter.peek()?;
+    let mut list = List {
+        ordered: first.ordered,
+        start: first.start,
+        items: Vec::new(),
+    };
+    while let Some(next) = iter.peek() {
+        if next.level < level {
+            break;
+        }
+        if next.level > level {
+            let nested = build_list(iter, level + 1);
+            if let Some(nested) = nested {
+                match list.items.last_mut() {
+                    Some(item) => item.blocks.push(Block::List(nested)),
+                    None => list.items.push(ListItem {
+                        blocks: vec![Block::List(nested)],
+                        checked: None,
+                    }),
+                }
+            }
+            continue;
+        }
+        let Some(item) = iter.next() else { break };
+        list.items.push(ListItem {
+            blocks: vec![Block::Paragraph(item.content)],
+            checked: None,
+        });
+    }
+    Some(list)
+}
+
+/// Whether a list marker ("1.", "a)", "•", "·") numbers its items, and the first number.
+fn marker_kind(marker: &str) -> (bool, u64) {
+    let m = marker.trim();
+    let body = m.trim_end_matches(['.', ')']);
+    if let Ok(n) = body.trim_start_matches('(').parse::<u64>() {
+        return (true, n);
+    }
+    let ordered =
+        body.len() < m.len() && body.chars().all(char::is_alphanumeric) && !body.is_empty();
+    (ordered, 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers() {
+        assert_eq!(marker_kind("3.\t"), (true, 3));
+        assert_eq!(marker_kind("a)"), (true, 1));
+        assert_eq!(marker_kind("\u{b7}\t"), (false, 1));
+        assert_eq!(marker_kind(""), (false, 1));
+    }
+
+    #[test]
+    fn nested_lists() {
+        let mut f = Flow::default();
+        let p = |lvl| ParaProps {
+            list: 1,
+            list_level: lvl,
+            ..ParaProps::default()
+        };
+        for (t, l) in [("a", 0), ("b", 1), ("c", 1), ("d", 0)] {
+            f.set_marker("1.".into());
+            f.text(t, Style::PLAIN);
+            f.end_paragraph(&p(l));
+        }
+        let blocks = f.finish();
+        let [Block::List(l)] = blocks.as_slice() else {
+            panic!("{blocks:?}")
+        };
+        assert_eq!(l.items.len(), 2);
+        assert!(matches!(&l.items[0].blocks[1], Block::List(n) if n.items.len() == 2));
+    }
+
+    #[test]
+    fn table_then_paragraph() {
+        let mut f = Flow::default();
+        let cell = ParaProps {
+            in_table: true,
+            ..ParaProps::default()
+        };
+        f.text("a", Style::PLAIN);
+        f.end_paragraph(&cell);
+        f.text("b", Style::PLAIN);
+        f.end_cell();
+        f.text("c", Style::PLAIN);
+        f.end_cell();
+        f.end_row();
+        f.text("after", Style::PLAIN);
+        f.end_paragraph(&ParaProps::default());
+        let blocks = f.finish();
+        let Block::Table(t) = &blocks[0] else {
+            panic!("{blocks:?}")
+        };
+        assert_eq!(t.rows[0].len(), 2);
+        assert_eq!(t.rows[0][0].content.len(), 3);
+        assert_eq!(blocks[1], Block::text("after"));
+    }
+}

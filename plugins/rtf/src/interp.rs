@@ -1,0 +1,600 @@
+//! The RTF interpreter: a group stack of character/paragraph state driving a [`Flow`].
+//!
+//! Each `{` saves the state and `}` restores it; a destination (`\fonttbl`, `\pict`,
+//! `\fldinst`, `\footnote`, …) says where the group's text goes. Text bytes are buffered and
+//! decoded together with the code page of the current font (so double-byte code pages such
+//! as Shift-JIS and GBK decode correctly across `\'hh` escapes), falling back to `\ansicpg`.
+//! Unknown `\*\` destinations and tables of no interest are skipped wholesale by the lexer.
+//! Group depth is capped: deeper groups share their parent's state instead of growing the stack.
+
+use crate::builder::{Flow, ParaProps};
+use crate::codepage::for_codepage;
+use crate::lexer::{Lexer, Token};
+use crate::pict::Pict;
+use encoding_rs::Encoding;
+use quire_plugin_api::{Block, Image, Inline, Metadata, Result, Style};
+use std::collections::HashMap;
+
+mod words;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InfoField {
+    Title,
+    Author,
+    Subject,
+    Keywords,
+    Created,
+    Modified,
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dest {
+    Body,
+    FontTable,
+    Stylesheet,
+    /// `\info` itself: only its sub-destinations carry text.
+    Info,
+    InfoText(InfoField),
+    FieldInstruction,
+    /// `\listtext` / `\pntext`: the list marker of the paragraph.
+    Marker,
+    Pict,
+}
+
+#[derive(Debug, Clone)]
+struct State {
+    dest: Dest,
+    style: Style,
+    hidden: bool,
+    uc: u32,
+    font: Option<i32>,
+    para_style: i32,
+    outline: Option<u8>,
+    in_table: bool,
+    list: i32,
+    list_level: u8,
+    field: Option<usize>,
+    footnote: Option<usize>,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        State {
+            dest: Dest::Body,
+            style: Style::PLAIN,
+            hidden: false,
+            uc: 1,
+            font: None,
+            para_style: 0,
+            outline: None,
+            in_table: false,
+            list: 0,
+            list_level: 0,
+            field: None,
+            footnote: None,
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct Field {
+    instruction: String,
+    /// Where the result started: flow depth, inline mark, paragraph number.
+    result: Option<(usize, usize, u64)>,
+}
+
+/// Metadata read from `\info`.
+#[derive(Debug, Default)]
+pub struct Info {
+    pub metadata: Metadata,
+    pub keywords: Option<String>,
+}
+
+/// What the interpreter produces.
+pub struct Output {
+    pub blocks: Vec<Block>,
+    pub info: Info,
+    pub images_skipped: usize,
+}
+
+/// Groups nested deeper than this share their parent's state.
+const MAX_GROUP_DEPTH: usize = 1_000;
+/// Tokens between deadline checks.
+const CHECK_EVERY: u32 = 1 << 14;
+
+pub struct Interp<'a, 'c> {
+    lexer: Lexer<'a>,
+    stack: Vec<State>,
+    cur: State,
+    overflow: usize,
+    at_group_start: bool,
+    star: bool,
+    doc_cp: i32,
+    default_font: Option<i32>,
+    /// Font number → code page.
+    fonts: HashMap<i32, i32>,
+    pending_font: (Option<i32>, Option<i32>),
+    /// Style number → heading level.
+    styles: HashMap<i32, u8>,
+    pending_style: (i32, Option<u8>, String),
+    bytes: Vec<u8>,
+    skip_chars: u32,
+    high_surrogate: bool,
+    pending_high: u32,
+    flows: Vec<Flow>,
+    notes: Vec<Block>,
+    fields: Vec<Field>,
+    paragraphs: u64,
+    pict: Option<Pict>,
+    images: usize,
+    max_images: usize,
+    images_skipped: usize,
+    marker: String,
+    info_text: String,
+    date: [i32; 5],
+    info: Info,
+    check: &'c mut dyn FnMut() -> Result<()>,
+}
+
+impl<'a, 'c> Interp<'a, 'c> {
+    pub fn new(
+        input: &'a [u8],
+        max_images: usize,
+        check: &'c mut dyn FnMut() -> Result<()>,
+    ) -> Self {
+        Interp {
+            lexer: Lexer::new(input),
+            stack: Vec::new(),
+            cur: State::default(),
+            overflow: 0,
+            at_group_start: false,
+            star: false,
+            doc_cp: 1252,
+            default_font: None,
+            fonts: HashMap::new(),
+            pending_font: (None, None),
+            styles: HashMap::new(),
+            pending_style: (0, None, String::new()),
+            bytes: Vec::new(),
+            skip_chars: 0,
+            high_surrogate: false,
+            pending_high: 0,
+            flows: vec![Flow::default()],
+            notes: Vec::new(),
+            fields: Vec::new(),
+            paragraphs: 0,
+            pict: None,
+            images: 0,
+            max_images,
+            images_skipped: 0,
+            marker: String::new(),
+            info_text: String::new(),
+            date: [0; 5],
+            info: Info::default(),
+            check,
+        }
+    }
+
+    pub fn run(mut self) -> Result<Output> {
+        let mut count = 0u32;
+        while let Some(token) = self.lexer.next_token() {
+            count = count.wrapping_add(1);
+            if count % CHECK_EVERY == 0 {
+                (self.check)()?;
+            }
+            let group_start = matches!(token, Token::GroupStart);
+            match token {
+                Token::Text(t) => self.text(t),
+                Token::Hex(b) => {
+                    if self.skip_chars > 0 {
+                        self.skip_chars -= 1;
+                    } else if self.cur.dest == Dest::Pict {
+                        // \'hh inside picture data is not expected; ignore it.
+                    } else {
+                        self.bytes.push(b);
+                    }
+                }
+                Token::GroupStart => {
+                    self.flush();
+                    self.skip_chars = 0;
+                    if self.stack.len() >= MAX_GROUP_DEPTH {
+                        self.overflow += 1;
+                    } else {
+                        self.stack.push(self.cur.clone());
+                    }
+                }
+                Token::GroupEnd => {
+                    self.flush();
+                    self.skip_chars = 0;
+                    self.group_end();
+                }
+                Token::Symbol(c) => {
+                    if self.skip_chars > 0 && c != b'*' {
+                        self.skip_chars -= 1;
+                        continue;
+                    }
+                    self.flush();
+                    self.symbol(c);
+                    if c == b'*' {
+                        // `\*` keeps us "at group start" for the destination word after it.
+                        continue;
+                    }
+                }
+                Token::Word(w, p) => {
+                    self.flush();
+                    self.skip_chars = 0;
+                    self.word(w, p);
+                }
+            }
+            self.at_group_start = group_start;
+            if !matches!(token, Token::Symbol(b'*')) {
+                self.star = self.star && group_start;
+            }
+        }
+        self.flush();
+        self.resolve_surrogate();
+        // Close groups left open by a truncated file so fields and footnotes finish.
+        while !self.stack.is_empty() {
+            self.group_end();
+        }
+        let mut flows = std::mem::take(&mut self.flows);
+        let body = flows.drain(..1).next().unwrap_or_default();
+        let mut blocks = body.finish();
+        blocks.append(&mut self.notes);
+        if let Some(k) = &self.info.keywords {
+            self.info
+                .metadata
+                .extra
+                .insert("keywords".into(), serde_json::Value::String(k.clone()));
+        }
+        Ok(Output {
+            blocks,
+            info: self.info,
+            images_skipped: self.images_skipped,
+        })
+    }
+
+    fn flow(&mut self) -> &mut Flow {
+        if self.flows.is_empty() {
+            self.flows.push(Flow::default());
+        }
+        let last = self.flows.len() - 1;
+        &mut self.flows[last]
+    }
+
+    fn text(&mut self, mut t: &[u8]) {
+        if self.skip_chars > 0 {
+            let n = (self.skip_chars as usize).min(t.len());
+            self.skip_chars -= n as u32;
+            t = &t[n..];
+        }
+        if t.is_empty() {
+            return;
+        }
+        match self.cur.dest {
+            Dest::Pict => {
+                if let Some(p) = self.pict.as_mut() {
+                    p.hex(t);
+                }
+            }
+            Dest::Info => {}
+            _ => self.bytes.extend_from_slice(t),
+        }
+    }
+
+    fn encoding(&self) -> &'static Encoding {
+        let font = self.cur.font.or(self.default_font);
+        let cp = font
+            .and_then(|f| self.fonts.get(&f).copied())
+            .unwrap_or(self.doc_cp);
+        for_codepage(cp)
+    }
+
+    /// Decodes buffered text bytes with the current font's code page and emits them.
+    fn flush(&mut self) {
+        if self.bytes.is_empty() {
+            return;
+        }
+        let bytes = std::mem::take(&mut self.bytes);
+        if bytes.is_ascii() {
+            // ASCII is the same in every code page RTF uses (Shift-JIS trail bytes never
+            // stand alone, and a lone one would only ever come from a broken file).
+            let s = std::str::from_utf8(&bytes).unwrap_or_default();
+            self.emit(s);
+        } else {
+            let (s, _, _) = self.encoding().decode(&bytes);
+            let s = s.into_owned();
+            self.emit(&s);
+        }
+        let mut bytes = bytes;
+        bytes.clear();
+        self.bytes = bytes;
+    }
+
+    fn resolve_surrogate(&mut self) {
+        if self.high_surrogate {
+            self.high_surrogate = false;
+            self.emit_raw("\u{FFFD}");
+        }
+    }
+
+    fn emit(&mut self, s: &str) {
+        self.resolve_surrogate();
+        self.emit_raw(s);
+    }
+
+    fn emit_raw(&mut self, s: &str) {
+        match self.cur.dest {
+            Dest::Body => {
+                if !self.cur.hidden {
+                    let style = self.cur.style;
+                    self.flow().text(s, style);
+                }
+            }
+            Dest::FontTable => {
+                if s.contains(';') {
+                    self.commit_font();
+                }
+            }
+            Dest::Stylesheet => {
+                self.pending_style.2.push_str(s);
+                if s.contains(';') {
+                    self.commit_style();
+                }
+            }
+            Dest::InfoText(_) => self.info_text.push_str(s),
+            Dest::FieldInstruction => {
+                if let Some(f) = self.cur.field.and_then(|i| self.fields.get_mut(i)) {
+                    if f.instruction.len() < 4096 {
+                        f.instruction.push_str(s);
+                    }
+                }
+            }
+            Dest::Marker => self.marker.push_str(s),
+            Dest::Info | Dest::Pict => {}
+        }
+    }
+
+    fn commit_font(&mut self) {
+        if let (Some(num), charset) = self.pending_font {
+            let cp = charset.unwrap_or(self.doc_cp);
+            self.fonts.insert(num, cp);
+        }
+        self.pending_font = (None, None);
+    }
+
+    fn commit_style(&mut self) {
+        let (num, outline, name) = std::mem::take(&mut self.pending_style);
+        if num < 0 {
+            return;
+        }
+        let name = name.trim_end_matches(';').trim().to_ascii_lowercase();
+        let from_name = name
+            .strip_prefix("heading")
+            .and_then(|n| n.trim().parse::<u8>().ok())
+            .or_else(|| (name == "title").then_some(1));
+        if let Some(level) = outline.map(|l| l + 1).or(from_name) {
+            if (1..=9).contains(&level) {
+                self.styles.insert(num, level.min(6));
+            }
+        }
+    }
+
+    fn group_end(&mut self) {
+        if self.overflow > 0 {
+            self.overflow -= 1;
+            return;
+        }
+        let Some(parent) = self.stack.pop() else {
+            return; // unbalanced `}`: ignore
+        };
+        let old = std::mem::replace(&mut self.cur, parent);
+        if old.dest == Dest::Pict && self.cur.dest != Dest::Pict {
+            if let Some(p) = self.pict.take() {
+                self.images += 1;
+                if let Some(image) = p.into_image(self.images) {
+                    self.push_image(image);
+                }
+            }
+        }
+        if old.dest == Dest::FontTable && self.pending_font.0.is_some() {
+            self.commit_font();
+        }
+        if old.dest == Dest::Stylesheet
+            && self.cur.dest == Dest::Stylesheet
+            && !self.pending_style.2.is_empty()
+        {
+            self.commit_style();
+        }
+        if old.dest == Dest::Marker && self.cur.dest != Dest::Marker {
+            let marker = std::mem::take(&mut self.marker);
+            self.flow().set_marker(marker);
+        }
+        if let Dest::InfoText(field) = old.dest {
+            if self.cur.dest != old.dest {
+                self.commit_info(field);
+            }
+        }
+        if let Some(id) = old.field {
+            if self.cur.field != Some(id) {
+                self.finish_field(id);
+            }
+        }
+        if let Some(id) = old.footnote {
+            if self.cur.footnote != Some(id) && self.flows.len() > 1 {
+                if let Some(flow) = self.flows.pop() {
+                    let blocks = flow.finish();
+                    let label = (self.notes.len() + 1).to_string();
+                    if !blocks.is_empty() {
+                        self.notes.push(Block::Note {
+                            label: label.clone(),
+                            blocks,
+                        });
+                        self.flow().inline(Inline::NoteRef(label));
+                    }
+                }
+            }
+        }
+    }
+
+    fn push_image(&mut self, image: Image) {
+        if !self.cur.hidden {
+            self.flow().image_block(image);
+        }
+    }
+
+    fn commit_info(&mut self, field: InfoField) {
+        let text = std::mem::take(&mut self.info_text).trim().to_owned();
+        let date = std::mem::take(&mut self.date);
+        let m = &mut self.info.metadata;
+        let iso = || {
+            let [y, mo, d, h, mi] = date;
+            (y > 0 && (1..=12).contains(&mo) && (1..=31).contains(&d)).then(|| {
+                format!(
+                    "{y:04}-{mo:02}-{d:02}T{:02}:{:02}:00",
+                    h.clamp(0, 23),
+                    mi.clamp(0, 59)
+                )
+            })
+        };
+        match field {
+            InfoField::Title if !text.is_empty() => m.title = Some(text),
+            InfoField::Author if !text.is_empty() => m.author = Some(text),
+            InfoField::Subject if !text.is_empty() => m.subject = Some(text),
+            InfoField::Keywords if !text.is_empty() => self.info.keywords = Some(text),
+            InfoField::Created => m.created = iso(),
+            InfoField::Modified => m.modified = iso(),
+            _ => {}
+        }
+    }
+
+    fn finish_field(&mut self, id: usize) {
+        let Some(field) = self.fields.get_mut(id) else {
+            return;
+        };
+        let Some((depth, mark, paragraph)) = field.result.take() else {
+            return;
+        };
+        let Some(href) = hyperlink_target(&field.instruction) else {
+            return;
+        };
+        if depth == self.flows.len() && paragraph == self.paragraphs {
+            self.flow().wrap_link(mark, href);
+        }
+    }
+
+    fn para_props(&self) -> ParaProps {
+        let heading = match self.cur.outline {
+            Some(l) if l <= 8 => Some((l + 1).min(6)),
+            Some(_) => None,
+            None => self.styles.get(&self.cur.para_style).copied(),
+        };
+        ParaProps {
+            heading,
+            in_table: self.cur.in_table,
+            list: self.cur.list,
+            list_level: self.cur.list_level,
+        }
+    }
+
+    fn skip_group(&mut self) {
+        self.lexer.skip_group();
+        if self.overflow > 0 {
+            self.overflow -= 1;
+        } else if let Some(parent) = self.stack.pop() {
+            self.cur = parent;
+        }
+    }
+
+    fn symbol(&mut self, c: u8) {
+        match c {
+            b'*' => self.star = self.at_group_start,
+            b'\\' | b'{' | b'}' => self.emit(std::str::from_utf8(&[c]).unwrap_or_default()),
+            b'~' => self.emit("\u{a0}"),
+            b'_' => self.emit("-"),
+            _ => {} // \- optional hyphen, \: index subentry, \| formula
+        }
+    }
+
+    fn unicode(&mut self, p: i32) {
+        let v = if p < 0 { p + 65536 } else { p } as u32;
+        match v {
+            0xD800..=0xDBFF => {
+                self.resolve_surrogate();
+                self.high_surrogate = true;
+                self.pending_high = v;
+            }
+            0xDC00..=0xDFFF => {
+                if self.high_surrogate {
+                    self.high_surrogate = false;
+                    let c = char::from_u32(
+                        0x10000 + ((self.pending_high - 0xD800) << 10) + (v - 0xDC00),
+                    );
+                    let mut buf = [0u8; 4];
+                    let s = c.unwrap_or('\u{FFFD}').encode_utf8(&mut buf);
+                    self.emit_raw(s);
+                } else {
+                    self.emit("\u{FFFD}");
+                }
+            }
+            _ => {
+                if v == 0xFEFF {
+                    // A zero-width no-break space (BOM) carries nothing for a reader.
+                    self.skip_chars = self.cur.uc;
+                    return;
+                }
+                let c = char::from_u32(v)
+                    .filter(|&c| c != '\0')
+                    .unwrap_or('\u{FFFD}');
+                let mut buf = [0u8; 4];
+                let s = c.encode_utf8(&mut buf);
+                // A \u inside a font-table name and the like still reaches the right place.
+                let s = s.to_owned();
+                self.emit(&s);
+            }
+        }
+        self.skip_chars = self.cur.uc;
+    }
+}
+
+/// The target of a `HYPERLINK "url"` (or `HYPERLINK \l "anchor"`) field instruction.
+fn hyperlink_target(instruction: &str) -> Option<String> {
+    let rest = instruction.trim_start().strip_prefix("HYPERLINK")?.trim();
+    let anchor = rest.starts_with("\\l");
+    let quoted = rest
+        .split('"')
+        .nth(1)
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    let target = match quoted {
+        Some(q) => q.to_owned(),
+        None => rest
+            .split_whitespace()
+            .find(|w| !w.starts_with('\\'))?
+            .to_owned(),
+    };
+    Some(if anchor { format!("#{target}") } else { target })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hyperlink_target;
+
+    #[test]
+    fn hyperlink_instructions() {
+        assert_eq!(
+            hyperlink_target(" HYPERLINK \"http://x.org\" ").as_deref(),
+            Some("http://x.org")
+        );
+        assert_eq!(
+            hyperlink_target("HYPERLINK \\l \"_Toc1\"").as_deref(),
+            Some("#_Toc1")
+        );
+        assert_eq!(
+            hyperlink_target("HYPERLINK http://y"),
+            Some("http://y".into())
+        );
+        assert_eq!(hyperlink_target("SEQ Figure"), None);
+    }
+}

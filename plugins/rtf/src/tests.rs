@@ -1,0 +1,163 @@
+//! Converter-level tests on RTF written here.
+
+use super::*;
+use quire_plugin_api::{Block, ErrorKind, Inline};
+
+fn convert(rtf: &[u8]) -> Result<Document> {
+    let input = Input {
+        bytes: rtf,
+        file_name: "t.rtf",
+        mime: "application/rtf",
+    };
+    RtfConverter.convert(&input, &mut Context::new())
+}
+
+fn blocks(rtf: &str) -> Vec<Block> {
+    convert(rtf.as_bytes()).unwrap().parts.remove(0).blocks
+}
+
+fn text_of(inlines: &[Inline]) -> String {
+    inlines
+        .iter()
+        .map(|i| match i {
+            Inline::Text { text, .. } => text.clone(),
+            Inline::Link { content, .. } => text_of(content),
+            Inline::Break => "\n".into(),
+            _ => String::new(),
+        })
+        .collect()
+}
+
+#[test]
+fn paragraphs_styles_and_specials() {
+    let b = blocks(
+        r"{\rtf1\ansi{\fonttbl{\f0 Arial;}}{\colortbl;\red0\green0\blue0;}\pard Plain {\b bold} \i italic\i0  end\par
+{\*\unknown hidden}caf\'e9 \emdash\~\lquote q\rquote\line next\par}",
+    );
+    let Block::Paragraph(p) = &b[0] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(text_of(p), "Plain bold italic end");
+    assert!(p
+        .iter()
+        .any(|i| matches!(i, Inline::Text { text, style } if text == "bold" && style.bold)));
+    assert!(p
+        .iter()
+        .any(|i| matches!(i, Inline::Text { text, style } if text == "italic" && style.italic)));
+    let Block::Paragraph(p) = &b[1] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(text_of(p), "café —\u{a0}‘q’\nnext");
+}
+
+#[test]
+fn code_pages_and_unicode() {
+    let b = blocks(
+        r"{\rtf1\ansi\ansicpg1251{\fonttbl{\f0\fcharset0 A;}{\f1\fcharset128 MS Gothic;}}\f0\'cf\'f0\'e8{\f1\'93\'fa\'96\'7b}\uc1\u8364?\u-10179\u-8694 ?x\par}",
+    );
+    assert_eq!(b[0], Block::text("При日本€😊x"));
+}
+
+#[test]
+fn headings_from_styles_and_outline_levels() {
+    let b = blocks(
+        r"{\rtf1{\stylesheet{\s0 Normal;}{\s1\outlinelevel0 heading 1;}{\s2 Heading 2;}{\*\cs10 Default Paragraph Font;}}
+\pard\s1 Title\par\pard\s2 Sub\par\pard\outlinelevel2 Deep\par\pard Body\par}",
+    );
+    assert_eq!(b[0], Block::heading(1, "Title"));
+    assert_eq!(b[1], Block::heading(2, "Sub"));
+    assert_eq!(b[2], Block::heading(3, "Deep"));
+    assert_eq!(b[3], Block::text("Body"));
+}
+
+#[test]
+fn tables_lists_links_and_footnotes() {
+    let b = blocks(
+        r#"{\rtf1\trowd\trhdr\cellx1000\cellx2000\pard\intbl A\cell B\cell\row\trowd\cellx1000\cellx2000\pard\intbl 1\par 2\cell 3\cell\row
+\pard{\listtext 1.\tab}\ls1 one\par{\listtext 2.\tab}\ls1 two\par{\listtext\'b7\tab}\ls2 dot\par
+\pard See {\field{\*\fldinst HYPERLINK "http://x.org/"}{\fldrslt link}} here{\footnote \pard Note text\par}.\par}"#,
+    );
+    let Block::Table(t) = &b[0] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(t.header_rows, 1);
+    assert_eq!(t.rows.len(), 2);
+    assert_eq!(text_of(&t.rows[1][0].content), "1\n2");
+    let Block::List(l) = &b[1] else {
+        panic!("{b:?}")
+    };
+    assert!(l.ordered);
+    assert_eq!(l.items.len(), 2);
+    let Block::List(l) = &b[2] else {
+        panic!("{b:?}")
+    };
+    assert!(!l.ordered);
+    let Block::Paragraph(p) = &b[3] else {
+        panic!("{b:?}")
+    };
+    assert!(p.iter().any(|i| matches!(i, Inline::Link { href, content } if href == "http://x.org/" && text_of(content) == "link")));
+    assert!(p
+        .iter()
+        .any(|i| matches!(i, Inline::NoteRef(l) if l == "1")));
+    assert!(
+        matches!(&b[4], Block::Note { label, blocks } if label == "1" && blocks[0] == Block::text("Note text"))
+    );
+}
+
+#[test]
+fn pictures_and_metadata() {
+    let doc = convert(
+        br"{\rtf1{\info{\title My title}{\author Ann}{\creatim\yr2024\mo3\dy1\hr10\min5}}
+{\*\shppict{\pict\pngblip\picwgoal1500\pichgoal750 89504e47}}{\nonshppict{\pict\wmetafile8 0102}}
+{\pict\jpegblip\bin3 abc}\par}",
+    )
+    .unwrap();
+    assert_eq!(doc.metadata.title.as_deref(), Some("My title"));
+    assert_eq!(doc.metadata.author.as_deref(), Some("Ann"));
+    assert_eq!(doc.metadata.created.as_deref(), Some("2024-03-01T10:05:00"));
+    let images = doc.images();
+    assert_eq!(images.len(), 2);
+    assert_eq!(
+        (images[0].mime.as_str(), images[0].data.as_slice()),
+        ("image/png", &[0x89, 0x50, 0x4e, 0x47][..])
+    );
+    assert_eq!((images[0].width, images[0].height), (Some(100), Some(50)));
+    assert_eq!(
+        (images[1].mime.as_str(), images[1].data.as_slice()),
+        ("image/jpeg", &b"abc"[..])
+    );
+}
+
+#[test]
+fn hostile_input_never_panics() {
+    assert_eq!(
+        convert(b"not rtf").unwrap_err().kind(),
+        ErrorKind::Malformed
+    );
+    let mut deep = b"{\\rtf1 ".to_vec();
+    deep.extend(std::iter::repeat_n(b'{', 200_000));
+    deep.extend(b"x\\b\\u99999999999 \\'zz\\bin999999999 ");
+    assert!(convert(&deep).is_ok());
+    let unbalanced = b"{\\rtf1 a}}}}} b {\\*\\x {{ \\par";
+    assert!(convert(unbalanced).is_ok());
+    for cut in [1, 7, 30, 90] {
+        let doc = br"{\rtf1{\fonttbl{\f0\fcharset128 G;}}\f0\'93\'fa{\field{\*\fldinst HYPERLINK x}{\fldrslt y";
+        let _ = convert(&doc[..cut.min(doc.len())]);
+    }
+}
+
+#[test]
+fn deadline_is_honoured() {
+    let big = format!("{{\\rtf1 {}}}", "word \\b x\\b0 ".repeat(50_000));
+    let input = Input {
+        bytes: big.as_bytes(),
+        file_name: "t.rtf",
+        mime: "application/rtf",
+    };
+    let mut ctx =
+        Context::new().with_deadline(std::time::Instant::now() - std::time::Duration::from_secs(1));
+    assert_eq!(
+        RtfConverter.convert(&input, &mut ctx).unwrap_err().kind(),
+        ErrorKind::Timeout
+    );
+}

@@ -1,0 +1,269 @@
+//! Workbooks (XLSX, XLSM, XLSB, XLS, ODS) through calamine, one sheet at a time.
+//!
+//! Each sheet's `Range` is loaded, rendered row by row into a [`Grid`] (the only copy of the
+//! text that survives) and dropped before the next sheet is read. Leading and trailing empty
+//! rows and trailing empty cells are trimmed; merged cells keep their value in the first cell
+//! because calamine leaves the covered cells empty.
+
+use crate::cell;
+use crate::numfmt::NumFmt;
+use crate::{xls, xlsx};
+use calamine::{Data, Ods, Range, Reader, Xls, Xlsb, Xlsx};
+use quire_plugin_api::{
+    Block, Context, Document, DocumentKind, Error, ErrorKind, Grid, Metadata, Part, Result,
+};
+use std::collections::HashMap;
+use std::io::Cursor;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Xlsx,
+    Xlsb,
+    Xls,
+    Ods,
+}
+
+/// Number formats of one sheet's styled cells and how to find them.
+struct Formats<'a> {
+    formats: &'a [NumFmt],
+    cells: Option<&'a HashMap<(u32, u32), usize>>,
+    charts: &'a [String],
+}
+
+pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Document> {
+    if bytes.starts_with(&[0xD0, 0xCF, 0x11, 0xE0]) && kind != Kind::Xls {
+        return Err(encrypted_or(bytes));
+    }
+    if kind == Kind::Xls && has_stream(bytes, "EncryptedPackage") {
+        return Err(encrypted());
+    }
+    let mut doc = Document::new(DocumentKind::Spreadsheet, "Excel Workbook");
+    let limits = ctx.limits.clone();
+    match kind {
+        Kind::Xlsx => {
+            let pre = xlsx::prepass(bytes, &limits)?;
+            doc.metadata = pre.metadata.clone();
+            let rebuilt: Vec<u8>;
+            let wb = match open_xlsx(bytes) {
+                Ok(wb) => wb,
+                Err(e) if e.kind() == ErrorKind::Malformed => {
+                    // calamine refuses Excel 4 macro sheets: retry without them
+                    match xlsx::without_macro_sheets(bytes, &limits)? {
+                        Some(b) => {
+                            rebuilt = b;
+                            open_xlsx(&rebuilt)?
+                        }
+                        None => return Err(e),
+                    }
+                }
+                Err(e) => return Err(e),
+            };
+            let date1904 = pre.date1904;
+            read_sheets(wb, &mut doc, ctx, date1904, |name| Formats {
+                formats: &pre.formats,
+                cells: pre.sheets.get(name).map(|s| &s.cells),
+                charts: pre.sheets.get(name).map_or(&[], |s| s.charts.as_slice()),
+            })?;
+        }
+        Kind::Xlsb => {
+            quire_ooxml::SafeZip::open(bytes, &limits, "Excel workbook")?;
+            let wb =
+                guard(|| Xlsb::new(Cursor::new(bytes)).map_err(|e| open_error(e.to_string(), e)))?;
+            let date1904 = wb.has_1904_epoch();
+            read_sheets(wb, &mut doc, ctx, date1904, |_| Formats {
+                formats: &[],
+                cells: None,
+                charts: &[],
+            })?;
+        }
+        Kind::Ods => {
+            quire_ooxml::SafeZip::open(bytes, &limits, "OpenDocument spreadsheet")?;
+            let wb =
+                guard(|| Ods::new(Cursor::new(bytes)).map_err(|e| open_error(e.to_string(), e)))?;
+            read_sheets(wb, &mut doc, ctx, false, |_| Formats {
+                formats: &[],
+                cells: None,
+                charts: &[],
+            })?;
+        }
+        Kind::Xls => {
+            let wb =
+                guard(|| Xls::new(Cursor::new(bytes)).map_err(|e| open_error(e.to_string(), e)))?;
+            let date1904 = wb.has_1904_epoch();
+            let styles = xls::scan(bytes, &limits).unwrap_or_default();
+            let names = wb.sheet_names();
+            read_sheets(wb, &mut doc, ctx, date1904, |name| Formats {
+                formats: &styles.formats,
+                cells: names
+                    .iter()
+                    .position(|n| n == name)
+                    .and_then(|i| styles.sheets.get(i)),
+                charts: &[],
+            })?;
+        }
+    }
+    Ok(doc)
+}
+
+fn open_xlsx(bytes: &[u8]) -> Result<Xlsx<Cursor<&[u8]>>> {
+    guard(|| Xlsx::new(Cursor::new(bytes)).map_err(|e| open_error(e.to_string(), e)))
+}
+
+/// Runs third-party parsing code, turning a panic on hostile input into an error.
+fn guard<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| {
+        Err(Error::malformed(
+            "The workbook is damaged and cannot be read.",
+        ))
+    })
+}
+
+fn encrypted() -> Error {
+    Error::encrypted(
+        "The workbook is password-protected (encrypted); remove the password and try again.",
+    )
+}
+
+/// An OLE2 file given as an OOXML workbook is either an encrypted package or an XLS misnamed.
+fn encrypted_or(bytes: &[u8]) -> Error {
+    if has_stream(bytes, "EncryptedPackage") {
+        encrypted()
+    } else {
+        Error::malformed("The file is not a valid Excel workbook of the type it claims to be.")
+    }
+}
+
+/// Whether an OLE2 compound file has a directory entry of this name (UTF-16LE in the directory).
+pub fn has_stream(bytes: &[u8], name: &str) -> bool {
+    let needle: Vec<u8> = name.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    bytes.windows(needle.len()).any(|w| w == needle.as_slice())
+}
+
+fn open_error(msg: String, detail: impl std::fmt::Debug) -> Error {
+    if msg.contains("password") || msg.contains("Password") {
+        return encrypted();
+    }
+    Error::malformed("The workbook is damaged or not a spreadsheet this converter can read.")
+        .with_detail(format!("{detail:?}"))
+}
+
+fn read_sheets<'f, R, F>(
+    mut wb: R,
+    doc: &mut Document,
+    ctx: &mut Context<'_>,
+    date1904: bool,
+    formats_for: F,
+) -> Result<()>
+where
+    R: Reader<Cursor<&'f [u8]>>,
+    R::Error: std::fmt::Display,
+    F: for<'n> Fn(&'n str) -> Formats<'f>,
+{
+    let names = wb.sheet_names();
+    if names.len() as u64 > u64::from(ctx.limits.max_parts) {
+        return Err(Error::limit(format!(
+            "The workbook has {} sheets, more than the limit of {}.",
+            names.len(),
+            ctx.limits.max_parts
+        )));
+    }
+    let total = names.len() as u64;
+    let mut output_bytes = 0u64;
+    for (i, name) in names.iter().enumerate() {
+        ctx.check()?;
+        let range = guard(|| {
+            wb.worksheet_range(name).map_err(|e| {
+                let msg = e.to_string();
+                open_error(msg, e.to_string())
+            })
+        });
+        let range = match range {
+            Ok(r) => r,
+            Err(e) if e.kind() == ErrorKind::Encrypted => return Err(e),
+            Err(e) => {
+                // chart sheets and damaged sheets: keep the sheet, say why it is empty
+                ctx.warn(format!(
+                    "Sheet \"{name}\" could not be read; it is shown empty."
+                ));
+                let _ = e;
+                Range::empty()
+            }
+        };
+        let (h, w) = range.get_size();
+        if (h as u64).saturating_mul(w as u64) > ctx.limits.max_sheet_cells {
+            return Err(Error::limit(format!(
+                "Sheet \"{name}\" has {h} rows by {w} columns, more than the limit of {} cells.",
+                ctx.limits.max_sheet_cells
+            )));
+        }
+        let formats = formats_for(name);
+        let grid = to_grid(&range, &formats, date1904, ctx)?;
+        drop(range);
+        output_bytes += grid.text_len() as u64;
+        if output_bytes > ctx.limits.max_output_bytes {
+            return Err(Error::limit(
+                "The workbook's text is larger than the output limit.",
+            ));
+        }
+        let mut part = Part::sheet(i as u32 + 1, name.clone());
+        if !grid.is_empty() {
+            part.blocks.push(Block::Grid(grid));
+        }
+        for title in formats.charts {
+            part.blocks.push(Block::text(format!("Chart: {title}")));
+        }
+        doc.parts.push(part);
+        ctx.progress(i as u64 + 1, total);
+    }
+    let meta: &mut Metadata = &mut doc.metadata;
+    meta.extra
+        .insert("sheet_names".into(), names.clone().into());
+    Ok(())
+}
+
+fn to_grid(
+    range: &Range<Data>,
+    formats: &Formats<'_>,
+    date1904: bool,
+    ctx: &Context<'_>,
+) -> Result<Grid> {
+    let mut grid = Grid::new();
+    let Some((r0, c0)) = range.start() else {
+        return Ok(grid);
+    };
+    let width = range.width();
+    let mut cells: Vec<String> = vec![String::new(); width];
+    let mut pending_empty = 0usize;
+    let lookup = formats.cells.filter(|m| !m.is_empty());
+    for (ri, row) in range.rows().enumerate() {
+        if ri % 4096 == 4095 {
+            ctx.check()?;
+        }
+        let mut last = None;
+        for (ci, value) in row.iter().enumerate() {
+            let fmt = lookup
+                .and_then(|m| m.get(&(r0 + ri as u32, c0 + ci as u32)))
+                .and_then(|&i| formats.formats.get(i));
+            cell::render(value, fmt, date1904, &mut cells[ci]);
+            if cells[ci].contains('\r') {
+                cells[ci] = cells[ci].replace("\r\n", "\n").replace('\r', "\n");
+            }
+            if !cells[ci].is_empty() {
+                last = Some(ci);
+            }
+        }
+        let Some(last) = last else {
+            pending_empty += 1;
+            continue;
+        };
+        if !grid.is_empty() {
+            for _ in 0..pending_empty {
+                grid.push_row(std::iter::empty::<&str>());
+            }
+        }
+        pending_empty = 0;
+        grid.push_row(cells[..=last].iter());
+    }
+    Ok(grid)
+}

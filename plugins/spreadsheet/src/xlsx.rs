@@ -1,0 +1,435 @@
+//! A pre-pass over an XLSX/XLSM package before calamine opens it.
+//!
+//! calamine (0.35) opens ZIP entries with no limits and does not expose number formats. This
+//! pass reads every part calamine will read through [`SafeZip`] (entry count, inflated bytes
+//! and compression ratio counted as inflated), checks each sheet's declared dimensions against
+//! `max_sheet_cells`, and collects the number format of every numeric cell whose style is not
+//! General, so cells can be shown as Excel shows them ("$1,599.99", "2.50%", "17-May-07").
+
+use crate::numfmt::{self, NumFmt};
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::Reader;
+use quire_ooxml::{relationships, SafeZip};
+use quire_plugin_api::{Error, Limits, Metadata, Result};
+use std::collections::HashMap;
+
+/// What the pre-pass learnt about one sheet.
+#[derive(Debug, Default)]
+pub struct SheetFormats {
+    /// (row, column) → index into [`Prepass::formats`], for styled numeric cells only.
+    pub cells: HashMap<(u32, u32), usize>,
+    /// Titles of the charts drawn on the sheet (or the chart sheet's chart).
+    pub charts: Vec<String>,
+}
+
+/// What the pre-pass learnt about the workbook.
+#[derive(Debug, Default)]
+pub struct Prepass {
+    pub date1904: bool,
+    pub formats: Vec<NumFmt>,
+    /// By sheet name.
+    pub sheets: HashMap<String, SheetFormats>,
+    pub metadata: Metadata,
+}
+
+pub fn prepass(bytes: &[u8], limits: &Limits) -> Result<Prepass> {
+    let mut zip = SafeZip::open(bytes, limits, "Excel workbook")?;
+    let mut out = Prepass::default();
+    let core = quire_ooxml::core_properties(&mut zip);
+    out.metadata.title = core.title;
+    out.metadata.author = core.creator;
+    out.metadata.subject = core.subject;
+    out.metadata.created = core.created;
+    out.metadata.modified = core.modified;
+
+    let workbook = relationships(&mut zip, "")?
+        .into_values()
+        .find(|r| r.kind == "officeDocument")
+        .map(|r| r.target)
+        .unwrap_or_else(|| "xl/workbook.xml".to_owned());
+    let Some(wb_xml) = zip.read(&workbook)? else {
+        return Err(Error::malformed(
+            "The file is not a valid Excel workbook: it has no workbook part.",
+        ));
+    };
+    let rels = relationships(&mut zip, &workbook)?;
+    let mut sheets = Vec::new();
+    let mut is_workbook = false;
+    let mut reader = Reader::from_reader(wb_xml.as_slice());
+    let mut buf = Vec::new();
+    loop {
+        match reader.read_event_into(&mut buf) {
+            Ok(Event::Start(e)) | Ok(Event::Empty(e)) => match e.local_name().as_ref() {
+                b"workbook" => is_workbook = true,
+                b"workbookPr" => {
+                    out.date1904 = attr(&e, b"date1904").is_some_and(|v| v == "1" || v == "true");
+                }
+                b"sheet" => {
+                    if let (Some(name), Some(id)) = (attr(&e, b"name"), attr(&e, b"id")) {
+                        sheets.push((name, id));
+                    }
+                }
+                _ => {}
+            },
+            Ok(Event::Eof) => break,
+            Err(e) => {
+                return Err(Error::malformed(
+                    "The Excel workbook is damaged: its workbook part is not valid XML.",
+                )
+                .with_detail(e))
+            }
+            _ => {}
+        }
+        buf.clear();
+    }
+    if !is_workbook {
+        return Err(Error::malformed(
+            "The file is not an Excel workbook: its main part is another kind of document.",
+        ));
+    }
+    if sheets.len() as u64 > u64::from(limits.max_parts) {
+        return Err(Error::limit(format!(
+            "The workbook has {} sheets, more than the limit of {}.",
+            sheets.len(),
+            limits.max_parts
+        )));
+    }
+
+    let style_part = rels
+        .values()
+        .find(|r| r.kind == "styles")
+        .map(|r| r.target.clone())
+        .unwrap_or_else(|| "xl/styles.xml".to_owned());
+    let xf_formats = match zip.read(&style_part)? {
+        Some(xml) => read_styles(&xml, &mut out.formats),
+        None => Vec::new(),
+    };
+    // shared strings are read by calamine; reading them here enforces the inflation limits
+    for r in rels.values().filter(|r| r.kind == "sharedStrings") {
+        let target = r.target.clone();
+        zip.read(&target)?;
+    }
+    for (name, id) in sheets {
+        let Some(rel) = rels.get(&id) else { continue };
+        let target = rel.target.clone();
+        let Some(xml) = zip.read(&target)? else {
+            continue;
+        };
+        let cells = scan_sheet(&xml, &xf_formats, limits, &name)?;
+        drop(xml);
+        let charts = chart_titles(&mut zip, &target);
+        out.sheets.insert(name, SheetFormats { cells, charts });
+    }
+    Ok(out)
+}
+
+fn attr(e: &BytesStart<'_>, local: &[u8]) -> Option<String> {
+    e.attributes()
+        .flatten()
+        .find(|a| a.key.local_name().as_ref() == local)
+        .and_then(|a| a.unescape_value().ok().map(|v| v.into_owned()))
+}
+
+/// A copy of the package without Excel 4 macro sheets, or `None` when it has none.
+///
+/// calamine refuses a workbook that lists a macro sheet (`xl/macrosheets/...`). Macro sheets
+/// hold macro code, which is never shown, so their `<sheet>` entries are cut from the workbook
+/// part and the package is rebuilt (stored, uncompressed) for calamine to read.
+pub fn without_macro_sheets(bytes: &[u8], limits: &Limits) -> Result<Option<Vec<u8>>> {
+    let mut zip = SafeZip::open(bytes, limits, "Excel workbook")?;
+    let Some(workbook) = relationships(&mut zip, "")?
+        .into_values()
+        .find(|r| r.kind == "officeDocument")
+        .map(|r| r.target)
+    else {
+        return Ok(None);
+    };
+    let macro_ids: Vec<String> = relationships(&mut zip, &workbook)?
+        .into_values()
+        .filter(|r| {
+            r.target.contains("/macrosheets/") || r.kind.to_ascii_lowercase().contains("macrosheet")
+        })
+        .map(|r| r.id)
+        .collect();
+    if macro_ids.is_empty() {
+        return Ok(None);
+    }
+    let Some(xml) = zip.read(&workbook)? else {
+        return Ok(None);
+    };
+    // byte ranges of the <sheet> elements to cut
+    let mut cuts = Vec::new();
+    let mut reader = Reader::from_reader(xml.as_slice());
+    loop {
+        let start = reader.buffer_position() as usize;
+        match reader.read_event() {
+            Ok(Event::Empty(e)) if e.local_name().as_ref() == b"sheet" => {
+                if attr(&e, b"id").is_some_and(|id| macro_ids.contains(&id)) {
+                    cuts.push((start, reader.buffer_position() as usize));
+                }
+            }
+            Ok(Event::Eof) | Err(_) => break,
+            _ => {}
+        }
+    }
+    let mut edited = Vec::with_capacity(xml.len());
+    let mut from = 0;
+    for (a, b) in cuts {
+        edited.extend_from_slice(xml.get(from..a).unwrap_or_default());
+        from = b;
+    }
+    edited.extend_from_slice(xml.get(from..).unwrap_or_default());
+
+    let stored = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Stored)
+        .large_file(true);
+    let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let write_err = |e: &dyn std::fmt::Display| {
+        Error::internal("The workbook could not be prepared for reading.")
+            .with_detail(e.to_string())
+    };
+    for name in zip.names().to_vec() {
+        if name.ends_with('/') {
+            continue;
+        }
+        let data = if name == workbook {
+            edited.clone()
+        } else {
+            zip.read(&name)?.unwrap_or_default()
+        };
+        out.start_file(name.as_str(), stored)
+            .map_err(|e| write_err(&e))?;
+        std::io::Write::write_all(&mut out, &data).map_err(|e| write_err(&e))?;
+    }
+    let cursor = out.finish().map_err(|e| write_err(&e))?;
+    Ok(Some(cursor.into_inner()))
+}
+
+/// Reads `numFmts` and `cellXfs`; returns, per cell style index, an index into `formats` for
+/// styles whose number format is not General (`None` otherwise).
+fn read_styles(xml: &[u8], formats: &mut Vec<NumFmt>) -> Vec<Option<usize>> {
+    let mut custom: HashMap<u32, String> = HashMap::new();
+    let mut xfs: Vec<u32> = Vec::new();
+    let mut in_cell_xfs = false;
+    let mut reader = Reader::from_reader(xml);
+    let mut buf = Vec::new();
+    loop {
+        match reader.read_event_into(&mut buf) {
+            Ok(Event::Start(e)) | Ok(Event::Empty(e)) => match e.local_name().as_ref() {
+                b"numFmt" => {
+                    if let (Some(id), Some(code)) = (attr(&e, b"numFmtId"), attr(&e, b"formatCode"))
+                    {
+                        if let Ok(id) = id.parse() {
+                            custom.insert(id, code);
+                        }
+                    }
+                }
+                b"cellXfs" => in_cell_xfs = true,
+                b"xf" if in_cell_xfs => {
+                    xfs.push(
+                        attr(&e, b"numFmtId")
+                            .and_then(|v| v.parse().ok())
+                            .unwrap_or(0),
+                    );
+                }
+                _ => {}
+            },
+            Ok(Event::End(e)) if e.local_name().as_ref() == b"cellXfs" => in_cell_xfs = false,
+            Ok(Event::Eof) | Err(_) => break,
+            _ => {}
+        }
+        buf.clear();
+    }
+    let mut by_id: HashMap<u32, usize> = HashMap::new();
+    xfs.into_iter()
+        .map(|id| {
+            if id == 0 || id == 49 {
+                return None;
+            }
+            if let Some(&i) = by_id.get(&id) {
+                return Some(i);
+            }
+            let code = custom
+                .get(&id)
+                .map(String::as_str)
+                .or_else(|| numfmt::builtin(id))?;
+            let parsed = NumFmt::parse(code);
+            if parsed.is_general() {
+                return None;
+            }
+            formats.push(parsed);
+            by_id.insert(id, formats.len() - 1);
+            Some(formats.len() - 1)
+        })
+        .collect()
+}
+
+/// Titles of charts reachable from a sheet: sheet → drawing → chart (chart sheets included).
+/// Damaged or missing parts give no titles rather than an error.
+fn chart_titles(zip: &mut SafeZip<'_>, sheet: &str) -> Vec<String> {
+    let mut titles = Vec::new();
+    let Ok(rels) = relationships(zip, sheet) else {
+        return titles;
+    };
+    let mut drawings: Vec<_> = rels
+        .into_values()
+        .filter(|r| r.kind == "drawing" && !r.external)
+        .collect();
+    drawings.sort_by(|a, b| a.id.cmp(&b.id));
+    for drawing in drawings {
+        let Ok(rels) = relationships(zip, &drawing.target) else {
+            continue;
+        };
+        let mut charts: Vec<_> = rels
+            .into_values()
+            .filter(|r| r.kind == "chart" && !r.external)
+            .collect();
+        charts.sort_by(|a, b| a.id.cmp(&b.id));
+        for chart in charts {
+            if let Ok(Some(xml)) = zip.read(&chart.target) {
+                if let Some(t) = chart_title(&xml) {
+                    titles.push(t);
+                }
+            }
+        }
+    }
+    titles
+}
+
+/// The text of a chart part's `c:title` (rich text runs, or the cached string of a reference).
+fn chart_title(xml: &[u8]) -> Option<String> {
+    let mut reader = Reader::from_reader(xml);
+    let mut buf = Vec::new();
+    let mut depth_in_title = 0usize;
+    let mut in_text = false;
+    let mut title = String::new();
+    loop {
+        match reader.read_event_into(&mut buf) {
+            Ok(Event::Start(e)) => {
+                let name = e.local_name();
+                if name.as_ref() == b"title" || depth_in_title > 0 {
+                    depth_in_title += 1;
+                }
+                if depth_in_title > 0 && matches!(name.as_ref(), b"t" | b"v") {
+                    in_text = true;
+                }
+                if depth_in_title > 0 && name.as_ref() == b"p" && !title.is_empty() {
+                    title.push(' ');
+                }
+            }
+            Ok(Event::Text(t)) if in_text => {
+                if let Ok(t) = t.unescape() {
+                    title.push_str(&t);
+                }
+            }
+            Ok(Event::End(e)) => {
+                if matches!(e.local_name().as_ref(), b"t" | b"v") {
+                    in_text = false;
+                }
+                if depth_in_title > 0 {
+                    depth_in_title -= 1;
+                    if depth_in_title == 0 && !title.trim().is_empty() {
+                        return Some(title.trim().to_owned());
+                    }
+                }
+            }
+            Ok(Event::Eof) | Err(_) => return None,
+            _ => {}
+        }
+        buf.clear();
+    }
+}
+
+/// "B4" → (3, 1), zero-based.
+pub fn cell_ref(r: &[u8]) -> Option<(u32, u32)> {
+    let split = r.iter().position(|b| b.is_ascii_digit())?;
+    let (letters, digits) = r.split_at(split);
+    if letters.is_empty() || letters.len() > 3 {
+        return None;
+    }
+    let mut col: u32 = 0;
+    for &b in letters {
+        if !b.is_ascii_alphabetic() {
+            return None;
+        }
+        col = col * 26 + u32::from(b.to_ascii_uppercase() - b'A' + 1);
+    }
+    let row: u32 = std::str::from_utf8(digits).ok()?.parse().ok()?;
+    Some((row.checked_sub(1)?, col - 1))
+}
+
+fn scan_sheet(
+    xml: &[u8],
+    xf_formats: &[Option<usize>],
+    limits: &Limits,
+    name: &str,
+) -> Result<HashMap<(u32, u32), usize>> {
+    let mut cells = HashMap::new();
+    let mut reader = Reader::from_reader(xml);
+    let any_format = xf_formats.iter().any(Option::is_some);
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(e)) | Ok(Event::Empty(e)) => match e.local_name().as_ref() {
+                b"dimension" => {
+                    if let Some(r) = attr(&e, b"ref") {
+                        let mut ends = r.split(':').filter_map(|p| cell_ref(p.as_bytes()));
+                        if let (Some(a), Some(b)) = (ends.next(), ends.next()) {
+                            let rows = u64::from(b.0.abs_diff(a.0)) + 1;
+                            let cols = u64::from(b.1.abs_diff(a.1)) + 1;
+                            if rows * cols > limits.max_sheet_cells {
+                                return Err(Error::limit(format!(
+                                    "Sheet \"{name}\" declares {rows} rows by {cols} columns, more than the limit of {} cells.",
+                                    limits.max_sheet_cells
+                                )));
+                            }
+                        }
+                    }
+                    if !any_format {
+                        break;
+                    }
+                }
+                b"c" if any_format => {
+                    let mut pos = None;
+                    let mut style = None;
+                    let mut numeric = true;
+                    for a in e.attributes().flatten() {
+                        match a.key.local_name().as_ref() {
+                            b"r" => pos = cell_ref(&a.value),
+                            b"s" => {
+                                style = std::str::from_utf8(&a.value)
+                                    .ok()
+                                    .and_then(|v| v.parse::<usize>().ok())
+                            }
+                            b"t" => numeric = matches!(a.value.as_ref(), b"n" | b"d"),
+                            _ => {}
+                        }
+                    }
+                    if let (true, Some(pos), Some(Some(f))) =
+                        (numeric, pos, style.and_then(|s| xf_formats.get(s)))
+                    {
+                        cells.insert(pos, *f);
+                    }
+                }
+                _ => {}
+            },
+            Ok(Event::Eof) => break,
+            Err(_) => break, // calamine reports damaged sheets
+            _ => {}
+        }
+    }
+    Ok(cells)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_cell_refs() {
+        assert_eq!(cell_ref(b"A1"), Some((0, 0)));
+        assert_eq!(cell_ref(b"B4"), Some((3, 1)));
+        assert_eq!(cell_ref(b"AA10"), Some((9, 26)));
+        assert_eq!(cell_ref(b"1"), None);
+        assert_eq!(cell_ref(b"A0"), None);
+    }
+}

@@ -1,0 +1,253 @@
+//! Workbooks and CSV built in code: typed cells, number formats, merged cells, trimming,
+//! empty sheets, encodings, delimiters, limits and hostile input.
+
+use quire_plugin_api::{Block, Context, Converter, Document, ErrorKind, Input, Limits};
+use quire_plugin_spreadsheet::SpreadsheetConverter;
+use std::io::Write;
+
+const XLSX: &str = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+const NS: &str = r#"xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships""#;
+
+pub fn zip(entries: &[(&str, Vec<u8>)]) -> Vec<u8> {
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (name, data) in entries {
+        w.start_file(*name, opts).expect("start");
+        w.write_all(data).expect("write");
+    }
+    w.finish().expect("finish").into_inner()
+}
+
+/// A workbook with the given sheets (name, sheetData inner XML, extra XML after sheetData).
+pub fn xlsx(sheets: &[(&str, String, &str)], shared: &[&str]) -> Vec<u8> {
+    let mut wb = format!(r#"<workbook {NS}><workbookPr/><sheets>"#);
+    let mut rels = String::from(
+        r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">"#,
+    );
+    let t = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
+    let mut entries: Vec<(&str, Vec<u8>)> = Vec::new();
+    let mut names = Vec::new();
+    for (i, (name, _, _)) in sheets.iter().enumerate() {
+        wb.push_str(&format!(
+            r#"<sheet name="{name}" sheetId="{}" r:id="rId{}"/>"#,
+            i + 1,
+            i + 1
+        ));
+        rels.push_str(&format!(
+            r#"<Relationship Id="rId{}" Type="{t}/worksheet" Target="worksheets/sheet{}.xml"/>"#,
+            i + 1,
+            i + 1
+        ));
+        names.push(format!("xl/worksheets/sheet{}.xml", i + 1));
+    }
+    wb.push_str("</sheets></workbook>");
+    rels.push_str(&format!(r#"<Relationship Id="rS" Type="{t}/styles" Target="styles.xml"/><Relationship Id="rT" Type="{t}/sharedStrings" Target="sharedStrings.xml"/></Relationships>"#));
+    let styles = format!(
+        r#"<styleSheet {NS}><numFmts count="2"><numFmt numFmtId="164" formatCode="&quot;$&quot;#,##0.00"/><numFmt numFmtId="165" formatCode="yyyy-mm-dd hh:mm"/></numFmts><cellXfs count="6"><xf numFmtId="0"/><xf numFmtId="10"/><xf numFmtId="164"/><xf numFmtId="14"/><xf numFmtId="165"/><xf numFmtId="3"/></cellXfs></styleSheet>"#
+    );
+    let mut sst = format!(r#"<sst {NS}>"#);
+    for s in shared {
+        sst.push_str(&format!("<si><t>{s}</t></si>"));
+    }
+    sst.push_str("</sst>");
+    let ct = r#"<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/></Types>"#;
+    entries.push(("[Content_Types].xml", ct.as_bytes().to_vec()));
+    entries.push((
+        "_rels/.rels",
+        format!(r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="r1" Type="{t}/officeDocument" Target="xl/workbook.xml"/></Relationships>"#).into_bytes(),
+    ));
+    entries.push(("xl/workbook.xml", wb.into_bytes()));
+    entries.push(("xl/_rels/workbook.xml.rels", rels.into_bytes()));
+    entries.push(("xl/styles.xml", styles.into_bytes()));
+    entries.push(("xl/sharedStrings.xml", sst.into_bytes()));
+    let sheet_xml: Vec<String> = sheets
+        .iter()
+        .map(|(_, data, extra)| {
+            format!(r#"<worksheet {NS}><sheetData>{data}</sheetData>{extra}</worksheet>"#)
+        })
+        .collect();
+    for (name, xml) in names.iter().zip(sheet_xml) {
+        entries.push((name.as_str(), xml.into_bytes()));
+    }
+    zip(&entries)
+}
+
+fn convert(bytes: &[u8], mime: &str, name: &str) -> quire_plugin_api::Result<Document> {
+    let input = Input {
+        bytes,
+        file_name: name,
+        mime,
+    };
+    SpreadsheetConverter.convert(&input, &mut Context::new())
+}
+
+fn rows(doc: &Document, sheet: usize) -> Vec<Vec<String>> {
+    match doc.parts[sheet].blocks.first() {
+        Some(Block::Grid(g)) => g
+            .iter_rows()
+            .map(|r| r.map(str::to_owned).collect())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+#[test]
+fn typed_cells_render_as_people_read_them() {
+    let data = r#"<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c><c r="C1" t="inlineStr"><is><t>=SUM(A1)</t></is></c></row>
+<row r="2"><c r="A2"><v>0.1</v></c><c r="B2"><v>196</v></c><c r="C2" t="b"><v>1</v></c><c r="D2" t="e"><v>#DIV/0!</v></c><c r="E2"><f>B2*2</f><v>392</v></c></row>
+<row r="3"><c r="A3" s="1"><v>0.025</v></c><c r="B3" s="2"><v>-1599.99</v></c><c r="C3" s="3"><v>40089</v></c><c r="D3" s="4"><v>45000.5</v></c><c r="E3" s="5"><v>1234567</v></c></row>
+<row r="4"><c r="A4" t="s"><v>2</v></c></row>
+<row r="7"><c r="A7"/></row>"#;
+    let merged = r#"<mergeCells count="1"><mergeCell ref="A4:C4"/></mergeCells>"#;
+    let bytes = xlsx(
+        &[
+            ("Data", data.into(), merged),
+            ("Empty", String::new(), ""),
+            (
+                "Third",
+                r#"<row r="3"><c r="C3"><v>3</v></c></row>"#.into(),
+                "",
+            ),
+        ],
+        &["Name", "Value", "merged"],
+    );
+    let doc = convert(&bytes, XLSX, "t.xlsx").expect("converts");
+    assert_eq!(doc.type_label, "Excel Workbook");
+    assert_eq!(doc.parts.len(), 3);
+    assert_eq!(doc.parts[0].name.as_deref(), Some("Data"));
+    let r = rows(&doc, 0);
+    assert_eq!(r[0], ["Name", "Value", "=SUM(A1)"]);
+    assert_eq!(r[1], ["0.1", "196", "TRUE", "#DIV/0!", "392"]);
+    assert_eq!(
+        r[2],
+        [
+            "2.50%",
+            "-$1,599.99",
+            "10/3/09",
+            "2023-03-15 12:00",
+            "1,234,567"
+        ]
+    );
+    assert_eq!(r[3], ["merged"]);
+    assert_eq!(r.len(), 4, "trailing empty rows are trimmed");
+    assert!(
+        doc.parts[1].blocks.is_empty(),
+        "an empty sheet has no block"
+    );
+    assert_eq!(rows(&doc, 2), [["3"]]);
+}
+
+#[test]
+fn fifty_thousand_rows_convert() {
+    let mut data = String::with_capacity(50_000 * 120);
+    data.push_str(r#"<row r="1"><c r="A1" t="inlineStr"><is><t>id</t></is></c><c r="B1" t="inlineStr"><is><t>value</t></is></c></row>"#);
+    for i in 2..=50_001 {
+        data.push_str(&format!(
+            r#"<row r="{i}"><c r="A{i}"><v>{i}</v></c><c r="B{i}"><v>{}.25</v></c></row>"#,
+            i * 3
+        ));
+    }
+    let bytes = xlsx(&[("Big", data, "")], &[]);
+    let doc = convert(&bytes, XLSX, "big.xlsx").expect("converts");
+    let Some(Block::Grid(g)) = doc.parts[0].blocks.first() else {
+        panic!("grid expected")
+    };
+    assert_eq!(g.rows(), 50_001);
+    assert_eq!(g.row(50_000).collect::<Vec<_>>(), ["50001", "150003.25"]);
+}
+
+#[test]
+fn declared_dimensions_over_the_limit_fail_before_reading() {
+    let dim = r#"<dimension ref="A1:XFD1048576"/>"#;
+    let bytes = xlsx(
+        &[(
+            "S",
+            r#"<row r="1"><c r="A1"><v>1</v></c></row>"#.into(),
+            dim,
+        )],
+        &[],
+    );
+    let err = convert(&bytes, XLSX, "t.xlsx").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::LimitExceeded);
+    let bytes = xlsx(
+        &[(
+            "S",
+            r#"<row r="1"><c r="A1"><v>1</v></c><c r="B1"><v>1</v></c></row>"#.into(),
+            "",
+        )],
+        &[],
+    );
+    let input = Input {
+        bytes: &bytes,
+        file_name: "t.xlsx",
+        mime: XLSX,
+    };
+    let limits = Limits {
+        max_sheet_cells: 1,
+        ..Limits::default()
+    };
+    let err = SpreadsheetConverter
+        .convert(&input, &mut Context::new().with_limits(limits))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::LimitExceeded);
+}
+
+#[test]
+fn hostile_workbooks_fail_cleanly() {
+    assert_eq!(
+        convert(b"garbage", XLSX, "x.xlsx").unwrap_err().kind(),
+        ErrorKind::Malformed
+    );
+    let mut ole = vec![0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
+    ole.extend("EncryptedPackage".encode_utf16().flat_map(u16::to_le_bytes));
+    assert_eq!(
+        convert(&ole, XLSX, "x.xlsx").unwrap_err().kind(),
+        ErrorKind::Encrypted
+    );
+    assert!(convert(
+        b"\xD0\xCF\x11\xE0garbage",
+        "application/vnd.ms-excel",
+        "x.xls"
+    )
+    .is_err());
+    let bomb = zip(&[("xl/workbook.xml", vec![b' '; 50 << 20])]);
+    assert_eq!(
+        convert(&bomb, XLSX, "x.xlsx").unwrap_err().kind(),
+        ErrorKind::LimitExceeded
+    );
+}
+
+#[test]
+fn csv_sniffs_decodes_and_keeps_text() {
+    let doc = convert(
+        b"Year;Month;Revenue\n2022;1;143,1\n2023;2;\"a;b\"\n",
+        "text/csv",
+        "t.csv",
+    )
+    .expect("csv");
+    assert_eq!(doc.type_label, "CSV File");
+    assert_eq!(doc.metadata.extra["delimiter"], ";");
+    assert_eq!(rows(&doc, 0)[2], ["2023", "2", "a;b"]);
+    assert_eq!(doc.parts[0].name.as_deref(), Some("t"));
+
+    let mut utf16 = vec![0xFF, 0xFE];
+    utf16.extend(
+        "a,b\r\n=1+1,\"x\ny\"\r\n"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes),
+    );
+    let doc = convert(&utf16, "text/csv", "u.csv").expect("utf16");
+    assert_eq!(doc.metadata.extra["encoding"], "UTF-16LE");
+    assert_eq!(rows(&doc, 0)[1], ["=1+1", "x\ny"]);
+
+    let doc =
+        convert(b"caf\xe9,cr\xe8me br\xfbl\xe9e\n1,2\n", "text/csv", "l.csv").expect("legacy");
+    assert_eq!(rows(&doc, 0)[0], ["café", "crème brûlée"]);
+
+    let doc = convert(b"a\tb\tc\n1\t2\t3\n4\t5\n", "text/csv", "t.tsv").expect("tsv");
+    assert_eq!(rows(&doc, 0)[2], ["4", "5"]);
+
+    let doc = convert(b"", "text/csv", "e.csv").expect("empty");
+    assert!(doc.parts[0].blocks.is_empty());
+}

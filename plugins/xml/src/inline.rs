@@ -1,0 +1,248 @@
+//! Flattening an element's content into inline runs, and HTML carried as escaped text.
+//!
+//! Inside mixed content (an element with real text of its own) children are concatenated
+//! exactly as written, because that is what the author's characters say
+//! (`<institution-id>…</institution-id><institution>…` has no space between). In
+//! element-only content (a citation made of `<surname>`, `<year>`…) a space separates the
+//! children so words do not run together.
+
+use crate::names;
+use crate::tree::{Element, Node};
+use quire_plugin_api::{Inline, Style};
+
+/// Builds inline runs, merging neighbours of the same style.
+#[derive(Default)]
+pub struct Runs {
+    pub inlines: Vec<Inline>,
+}
+
+impl Runs {
+    pub fn push(&mut self, text: &str, style: Style) {
+        if text.is_empty() {
+            return;
+        }
+        if let Some(Inline::Text {
+            text: prev,
+            style: s,
+        }) = self.inlines.last_mut()
+        {
+            if *s == style {
+                prev.push_str(text);
+                return;
+            }
+        }
+        self.inlines.push(Inline::styled(text.to_owned(), style));
+    }
+
+    fn ends_with_space(&self) -> bool {
+        match self.inlines.last() {
+            Some(Inline::Text { text, .. }) => text.ends_with(char::is_whitespace),
+            Some(_) => false,
+            None => true,
+        }
+    }
+
+    fn space(&mut self) {
+        if !self.ends_with_space() {
+            self.push(" ", Style::PLAIN);
+        }
+    }
+
+    /// Whether any run has visible text.
+    pub fn has_text(&self) -> bool {
+        self.inlines.iter().any(|i| match i {
+            Inline::Text { text, .. } => !text.trim().is_empty(),
+            _ => true,
+        })
+    }
+
+    /// The runs with leading and trailing whitespace trimmed.
+    pub fn finish(mut self) -> Vec<Inline> {
+        if let Some(Inline::Text { text, .. }) = self.inlines.first_mut() {
+            let trimmed = text.trim_start().len();
+            text.drain(..text.len() - trimmed);
+        }
+        if let Some(Inline::Text { text, .. }) = self.inlines.last_mut() {
+            text.truncate(text.trim_end().len());
+        }
+        self.inlines
+            .retain(|i| !matches!(i, Inline::Text { text, .. } if text.is_empty()));
+        self.inlines
+    }
+}
+
+/// Appends the content of `el` (not its own tag) to `runs`.
+pub fn flatten(el: &Element<'_>, mixed: bool, style: Style, runs: &mut Runs) {
+    let mixed = mixed || el.has_text;
+    let sup = el.local() == "sup";
+    for child in &el.children {
+        flatten_child(child, mixed, sup, style, runs);
+    }
+}
+
+/// Appends one child node; `mixed` says whether its parent's content is mixed.
+pub fn flatten_child(child: &Node<'_>, mixed: bool, sup: bool, style: Style, runs: &mut Runs) {
+    match child {
+        Node::Text(t) => {
+            if sup {
+                runs.push(&superscript_digits(t), style);
+            } else {
+                runs.push(t, style);
+            }
+        }
+        Node::Element(c) => {
+            let local = c.local();
+            let blockish = names::is_blockish(local);
+            if !mixed || blockish {
+                runs.space();
+            }
+            if local == "break" || local == "br" {
+                runs.space();
+                return;
+            }
+            let mut s = style;
+            if names::is_bold(local) {
+                s.bold = true;
+            }
+            if names::is_italic(local) {
+                s.italic = true;
+            }
+            if names::is_strike(local) {
+                s.strike = true;
+            }
+            let href = if names::is_link(local) {
+                c.attr("href").filter(|h| !h.trim().is_empty())
+            } else {
+                None
+            };
+            match href {
+                Some(href) => {
+                    let mut inner = Runs::default();
+                    flatten(c, mixed, s, &mut inner);
+                    if inner.has_text() {
+                        runs.inlines.push(Inline::Link {
+                            href: href.trim().to_owned(),
+                            content: inner.inlines,
+                        });
+                    }
+                }
+                None => flatten(c, mixed, s, runs),
+            }
+            if blockish {
+                runs.space();
+            }
+        }
+    }
+}
+
+/// `M<sup>11</sup>` reads as `M¹¹` in plain Markdown; only all-digit superscripts are mapped,
+/// so `(kg)<sup>-1</sup>` and footnote letters stay as written.
+fn superscript_digits(t: &str) -> String {
+    if t.trim().is_empty() || !t.chars().all(|c| c.is_ascii_digit() || c.is_whitespace()) {
+        return t.to_owned();
+    }
+    t.chars()
+        .map(|c| match c {
+            '0' => '⁰',
+            '1' => '¹',
+            '2' => '²',
+            '3' => '³',
+            '4' => '⁴',
+            '5' => '⁵',
+            '6' => '⁶',
+            '7' => '⁷',
+            '8' => '⁸',
+            '9' => '⁹',
+            other => other,
+        })
+        .collect()
+}
+
+/// Whether text looks like escaped HTML (RSS descriptions, CMS exports).
+pub fn looks_like_html(t: &str) -> bool {
+    let t = t.trim_start();
+    t.starts_with('<') && (t.contains("</") || t.contains("/>")) && t.contains('>')
+}
+
+/// Plain paragraphs from an HTML fragment: tags dropped, block tags break paragraphs,
+/// common entities decoded. Deliberately small: the text is what matters here.
+pub fn html_paragraphs(html: &str) -> Vec<String> {
+    let mut paras = Vec::new();
+    let mut cur = String::new();
+    let mut rest = html;
+    while let Some(lt) = rest.find('<') {
+        cur.push_str(&rest[..lt]);
+        rest = &rest[lt..];
+        let Some(gt) = rest.find('>') else {
+            break;
+        };
+        let tag = rest[1..gt].trim_start_matches('/').to_ascii_lowercase();
+        let tag_name: String = tag
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        if matches!(
+            tag_name.as_str(),
+            "p" | "br"
+                | "div"
+                | "li"
+                | "h1"
+                | "h2"
+                | "h3"
+                | "h4"
+                | "h5"
+                | "h6"
+                | "tr"
+                | "blockquote"
+                | "ul"
+                | "ol"
+        ) {
+            flush(&mut cur, &mut paras);
+        } else if tag_name == "td" || tag_name == "th" {
+            cur.push(' ');
+        }
+        rest = &rest[gt + 1..];
+    }
+    cur.push_str(rest);
+    flush(&mut cur, &mut paras);
+    paras
+}
+
+fn flush(cur: &mut String, paras: &mut Vec<String>) {
+    let text = quire_plugin_api::text::fold_whitespace(&html_entities(cur));
+    if !text.is_empty() {
+        paras.push(text);
+    }
+    cur.clear();
+}
+
+fn html_entities(s: &str) -> String {
+    if !s.contains('&') {
+        return s.to_owned();
+    }
+    crate::tree::unescape(std::borrow::Cow::Borrowed(s))
+        .replace("&nbsp;", "\u{a0}")
+        .replace("&#8217;", "’")
+        .replace("&hellip;", "…")
+        .replace("&mdash;", "—")
+        .replace("&ndash;", "–")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_fragments_become_paragraphs() {
+        let p = html_paragraphs("<p>One &amp; <b>two</b>.</p><p>Three&nbsp;four</p>trailing");
+        assert_eq!(p, vec!["One & two.", "Three four", "trailing"]);
+        assert!(looks_like_html("<p>x</p>"));
+        assert!(!looks_like_html("a < b > c"));
+    }
+
+    #[test]
+    fn sup_digits() {
+        assert_eq!(superscript_digits("11 "), "¹¹ ");
+        assert_eq!(superscript_digits("-1"), "-1");
+    }
+}

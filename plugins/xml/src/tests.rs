@@ -1,0 +1,141 @@
+//! Converter-level tests on small documents written here.
+
+use super::*;
+use quire_plugin_api::{Block, ErrorKind, Inline};
+
+fn convert(xml: &str) -> Result<Document> {
+    let input = Input {
+        bytes: xml.as_bytes(),
+        file_name: "t.xml",
+        mime: "application/xml",
+    };
+    XmlConverter.convert(&input, &mut Context::new())
+}
+
+fn text_of(inlines: &[Inline]) -> String {
+    inlines
+        .iter()
+        .map(|i| match i {
+            Inline::Text { text, .. } => text.clone(),
+            Inline::Link { content, .. } => text_of(content),
+            _ => String::new(),
+        })
+        .collect()
+}
+
+fn blocks(xml: &str) -> Vec<Block> {
+    convert(xml).unwrap().parts.remove(0).blocks
+}
+
+#[test]
+fn article_headings_paragraphs_and_title() {
+    let doc = convert(
+        "<article><front><title-group><article-title>The <italic>Title</italic></article-title></title-group></front>\
+         <body><sec><title>Intro</title><p>Some <bold>bold</bold> text<sup>11</sup>.</p>\
+         <sec><title>Deeper</title><p>x</p></sec></sec></body></article>",
+    )
+    .unwrap();
+    assert_eq!(doc.metadata.title.as_deref(), Some("The Title"));
+    let b = &doc.parts[0].blocks;
+    assert!(
+        matches!(&b[0], Block::Heading { level: 1, content } if text_of(content) == "The Title")
+    );
+    assert!(matches!(&b[1], Block::Heading { level: 2, content } if text_of(content) == "Intro"));
+    let Block::Paragraph(p) = &b[2] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(text_of(p), "Some bold text¹¹.");
+    assert!(p
+        .iter()
+        .any(|i| matches!(i, Inline::Text { text, style } if text == "bold" && style.bold)));
+    assert!(matches!(&b[3], Block::Heading { level: 3, .. }));
+}
+
+#[test]
+fn rss_channel_and_items() {
+    let b = blocks(
+        "<rss><channel><title>Blog</title><link>https://x</link><item><title>Post</title>\
+         <description>&lt;p&gt;Hello &amp;amp; bye&lt;/p&gt;</description></item></channel></rss>",
+    );
+    assert_eq!(b[0], Block::heading(1, "Blog"), "{b:#?}");
+    assert!(matches!(&b[1], Block::List(_)), "{b:#?}");
+    assert_eq!(b[2], Block::heading(2, "Post"));
+    assert_eq!(b[3], Block::text("Hello & bye"));
+}
+
+#[test]
+fn tables_xhtml_and_cals() {
+    let b = blocks(
+        "<doc><table><thead><tr><th>A</th><th>B</th></tr></thead><tbody><tr><td colspan='2'>x<p>y</p></td></tr></tbody></table>\
+         <table><tgroup cols='2'><colspec colname='c1'/><colspec colname='c2'/><thead><row><entry namest='c1' nameend='c2'>T</entry></row></thead>\
+         <tbody><row><entry>1</entry><entry morerows='1'>2</entry></row></tbody></tgroup></table></doc>",
+    );
+    let Block::Table(t) = &b[0] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(t.header_rows, 1);
+    assert_eq!(t.rows[1][0].colspan, 2);
+    assert_eq!(text_of(&t.rows[1][0].content), "x y");
+    let Block::Table(t) = &b[1] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(
+        (t.header_rows, t.rows[0][0].colspan, t.rows[1][1].rowspan),
+        (1, 2, 2)
+    );
+}
+
+#[test]
+fn lists_and_data_records() {
+    let b = blocks(
+        "<r><list list-type='order'><list-item><p>one</p></list-item><list-item><p>two</p></list-item></list>\
+         <countries><country><name>A</name><cap>X</cap></country><country><name>B</name></country></countries>\
+         <conf><host>h</host><port>1</port></conf></r>",
+    );
+    let Block::List(l) = &b[0] else {
+        panic!("{b:?}")
+    };
+    assert!(l.ordered);
+    assert_eq!(l.items.len(), 2);
+    let Block::Table(t) = &b[1] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(t.rows.len(), 3);
+    assert_eq!(text_of(&t.rows[2][1].content), "");
+    let Block::List(l) = &b[2] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(l.items.len(), 1);
+}
+
+#[test]
+fn declared_encoding_is_honoured() {
+    let mut bytes = b"<?xml version='1.0' encoding='windows-1251'?><r><p>".to_vec();
+    bytes.extend([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]);
+    bytes.extend(b"</p></r>");
+    let input = Input {
+        bytes: &bytes,
+        file_name: "t.xml",
+        mime: "application/xml",
+    };
+    let doc = XmlConverter.convert(&input, &mut Context::new()).unwrap();
+    assert_eq!(doc.parts[0].blocks[0], Block::text("Привет"));
+}
+
+#[test]
+fn data_is_the_tree_and_errors_are_clear() {
+    let doc = convert("<a x='1'>t</a>").unwrap();
+    assert_eq!(
+        doc.data,
+        Some(serde_json::json!({"name": "a", "attributes": {"x": "1"}, "children": ["t"]}))
+    );
+    assert_eq!(doc.kind, DocumentKind::StructuredData);
+    assert_eq!(doc.type_label, "XML Document");
+    let e = convert("<a></b>").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Malformed);
+    assert!(e.message().contains("line 1"));
+    assert_eq!(
+        convert("{\"json\": 1}").unwrap_err().kind(),
+        ErrorKind::Malformed
+    );
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: set-up, format, lints, every test (with a real Redis),
+# every plugin subset, and the shared corpus when ../shared/corpus is present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+step() { printf '\n==> %s\n' "$*"; }
+
+step "set-up"
+scripts/setup.sh --test
+
+step "redis"
+if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
+  for _ in $(seq 50); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 0.1; done
+fi
+redis-cli -h 127.0.0.1 -p 6379 ping
+
+step "format"
+cargo fmt --all --check
+
+step "clippy"
+cargo clippy --locked --workspace --all-targets --all-features -- -D warnings
+
+step "tests"
+cargo test --locked --workspace --no-fail-fast -- --test-threads 2
+
+step "plugin subsets"
+scripts/check-features.sh
+
+step "corpus"
+if [[ -d ../shared/corpus ]]; then
+  cargo test --locked -p quire-tests --test corpus -- --nocapture --test-threads 2
+else
+  echo "../shared/corpus not found: corpus suite skipped"
+fi

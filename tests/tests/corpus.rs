@@ -1,0 +1,382 @@
+//! The shared corpus through the library path: detection, conversion, image rules, rendering.
+//!
+//! - `expectations`: every record of `expectations.jsonl` whose type this build supports is
+//!   checked against the Markdown output (whitespace folded; a Markdown reader's view, i.e.
+//!   with backslash escapes resolved, also counts). Files the manifest marks as needing OCR
+//!   run once per local OCR provider that is ready. A rate per type is printed and must reach
+//!   the acceptance bar (PDF 90%, everything else 95%).
+//! - `every_file_ends_cleanly`: every corpus file, `bad/` included, ends in an output or a
+//!   clear error, in both formats, within a time limit and without a panic; every JSON output
+//!   validates against the published schema of its kind.
+//!
+//! The corpus is found at `QUIRE_CORPUS` or `../shared/corpus` beside the workspace; when it is
+//! absent the tests say so and pass, since the repository carries no third-party files.
+
+use quire::pipeline::{ConvertControl, ConvertRequest, Engine, OutputFormat};
+use quire::registry::Registry;
+use quire_plugin_api::PluginConfig;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+const TIMEOUT: Duration = Duration::from_secs(120);
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn corpus() -> Option<PathBuf> {
+    let dir = std::env::var_os("QUIRE_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("../shared/corpus"));
+    dir.join("MANIFEST.tsv").is_file().then_some(dir)
+}
+
+fn engine() -> Arc<Engine> {
+    static ENGINE: OnceLock<Arc<Engine>> = OnceLock::new();
+    ENGINE
+        .get_or_init(|| {
+            let mut config = PluginConfig {
+                runtime_dir: workspace().join("vendor-runtime"),
+                ..PluginConfig::default()
+            };
+            config.ocr.model_dir = workspace().join("vendor-runtime/models");
+            let registry = Registry::from_inventory().expect("registry");
+            Arc::new(Engine::new(registry, config))
+        })
+        .clone()
+}
+
+/// Threads whose conversion panicked (the hook records the thread name).
+fn panicked() -> &'static Mutex<HashSet<String>> {
+    static P: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
+    P.get_or_init(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if let Some(name) = std::thread::current().name() {
+                if name.starts_with("corpus:") {
+                    panicked().lock().unwrap().insert(name.to_owned());
+                }
+            }
+            default(info);
+        }));
+        Mutex::new(HashSet::new())
+    })
+}
+
+#[derive(Debug)]
+enum Outcome {
+    Output(Vec<u8>),
+    Error(String),
+    Panicked(String),
+    TimedOut,
+}
+
+static RUN_ID: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn run(path: &Path, format: OutputFormat, ocr: Option<&'static str>) -> Outcome {
+    let _ = panicked();
+    let bytes = std::fs::read(path).expect("read corpus file");
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let thread_name = format!(
+        "corpus:{}:{}",
+        RUN_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        path.display()
+    );
+    let engine = engine();
+    let (tx, rx) = mpsc::channel();
+    let tn = thread_name.clone();
+    std::thread::Builder::new()
+        .name(tn)
+        .stack_size(16 << 20)
+        .spawn(move || {
+            let req = ConvertRequest {
+                bytes: &bytes,
+                file_name: &name,
+                format,
+                ocr_provider: ocr,
+            };
+            let mut control = ConvertControl {
+                deadline: Some(Instant::now() + TIMEOUT),
+                ..ConvertControl::default()
+            };
+            let r = engine.convert(&req, &mut control);
+            let _ = tx.send(r.map(|o| o.output).map_err(|e| e.message().to_owned()));
+        })
+        .expect("spawn");
+    match rx.recv_timeout(TIMEOUT + Duration::from_secs(10)) {
+        Ok(result) => {
+            if panicked().lock().unwrap().contains(&thread_name) {
+                return Outcome::Panicked(format!("{result:?}"));
+            }
+            match result {
+                Ok(out) => Outcome::Output(out),
+                Err(msg) => Outcome::Error(msg),
+            }
+        }
+        Err(_) => Outcome::TimedOut,
+    }
+}
+
+fn fold(s: &str) -> String {
+    quire_plugin_api::text::fold_whitespace(s)
+}
+
+/// What a Markdown reader shows for backslash escapes: `\*` reads as `*`.
+fn unescape(md: &str) -> String {
+    let mut out = String::with_capacity(md.len());
+    let mut chars = md.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(&n) = chars.peek() {
+                if n.is_ascii_punctuation() {
+                    out.push(n);
+                    chars.next();
+                    continue;
+                }
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn type_of(file: &str) -> String {
+    let ext = file.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
+    match ext.as_str() {
+        "htm" => "html".into(),
+        "jpeg" => "jpg".into(),
+        "tif" => "tiff".into(),
+        _ => ext,
+    }
+}
+
+fn needs_ocr(corpus: &Path) -> HashSet<String> {
+    let manifest = std::fs::read_to_string(corpus.join("MANIFEST.tsv")).unwrap_or_default();
+    manifest
+        .lines()
+        .filter_map(|l| {
+            let cols: Vec<&str> = l.split('\t').collect();
+            let file = *cols.first()?;
+            let note = cols.last()?.to_ascii_lowercase();
+            let image = matches!(
+                type_of(file).as_str(),
+                "png" | "jpg" | "gif" | "bmp" | "webp" | "tiff"
+            );
+            (note.contains("needs ocr") || note.contains("no text layer") || image)
+                .then(|| file.to_owned())
+        })
+        .collect()
+}
+
+fn supported(path: &Path) -> bool {
+    let bytes = std::fs::read(path).unwrap_or_default();
+    let name = path.file_name().unwrap().to_string_lossy();
+    engine().detect(&bytes, &name).is_ok()
+}
+
+#[derive(Default)]
+struct Tally {
+    met: usize,
+    total: usize,
+    misses: Vec<String>,
+}
+
+#[test]
+fn expectations() {
+    let Some(corpus) = corpus() else {
+        eprintln!("corpus not found (set QUIRE_CORPUS): skipped");
+        return;
+    };
+    let ocr_files = needs_ocr(&corpus);
+    let ready: Vec<&'static str> = ["provider_one", "provider_two"]
+        .into_iter()
+        .filter(|id| engine().ocr_provider(id).is_ok())
+        .collect();
+    let text = std::fs::read_to_string(corpus.join("expectations.jsonl")).unwrap();
+    let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let record: Value = serde_json::from_str(line).expect("expectation record");
+        let file = record["file"].as_str().unwrap();
+        let path = corpus.join(file);
+        if !path.is_file() || !supported(&path) {
+            continue;
+        }
+        let strings = |key: &str| -> Vec<String> {
+            record[key]
+                .as_array()
+                .map(|a| a.iter().filter_map(|v| v.as_str().map(fold)).collect())
+                .unwrap_or_default()
+        };
+        let (must, must_not) = (strings("must_include"), strings("must_not_include"));
+        let runs: Vec<(String, Option<&'static str>)> = if ocr_files.contains(file) {
+            ready
+                .iter()
+                .map(|p| (format!("{}+{p}", type_of(file)), Some(*p)))
+                .collect()
+        } else {
+            vec![(type_of(file), None)]
+        };
+        for (kind, ocr) in runs {
+            let tally = tallies.entry(kind).or_default();
+            tally.total += 1;
+            let outcome = run(&path, OutputFormat::Markdown, ocr);
+            let Outcome::Output(out) = outcome else {
+                tally.misses.push(format!("{file}: {outcome:?}"));
+                continue;
+            };
+            let md = String::from_utf8_lossy(&out);
+            let (raw, read) = (fold(&md), fold(&unescape(&md)));
+            let missing: Vec<&String> = must
+                .iter()
+                .filter(|s| !raw.contains(s.as_str()) && !read.contains(s.as_str()))
+                .collect();
+            let present: Vec<&String> = must_not
+                .iter()
+                .filter(|s| raw.contains(s.as_str()) || read.contains(s.as_str()))
+                .collect();
+            if missing.is_empty() && present.is_empty() {
+                tally.met += 1;
+            } else {
+                tally
+                    .misses
+                    .push(format!("{file}: missing {missing:?}, unwanted {present:?}"));
+            }
+        }
+    }
+    let mut below = Vec::new();
+    println!("\ncorpus expectations (records met / checked):");
+    for (kind, t) in &tallies {
+        let rate = t.met as f64 / t.total.max(1) as f64;
+        println!(
+            "  {kind:<22} {:>3}/{:<3} {:>5.1}%",
+            t.met,
+            t.total,
+            rate * 100.0
+        );
+        for miss in &t.misses {
+            println!("      miss: {}", miss.chars().take(400).collect::<String>());
+        }
+        let bar = if kind.starts_with("pdf") { 0.90 } else { 0.95 };
+        if rate < bar {
+            below.push(format!("{kind} {:.1}% < {:.0}%", rate * 100.0, bar * 100.0));
+        }
+    }
+    assert!(below.is_empty(), "types below the bar: {below:?}");
+}
+
+fn schema_for(kind: &str) -> &'static jsonschema::Validator {
+    static SCHEMAS: OnceLock<BTreeMap<String, jsonschema::Validator>> = OnceLock::new();
+    let all = SCHEMAS.get_or_init(|| {
+        let dir = workspace().join("host/schemas");
+        [
+            "multi_page_document",
+            "presentation",
+            "spreadsheet",
+            "structured_document",
+            "image",
+            "structured_data",
+        ]
+        .into_iter()
+        .map(|name| {
+            let text = std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap();
+            let schema: Value = serde_json::from_str(&text).unwrap();
+            let validator = jsonschema::validator_for(&schema).expect("valid schema");
+            (name.to_owned(), validator)
+        })
+        .collect()
+    });
+    all.get(kind)
+        .unwrap_or_else(|| panic!("no schema for content type {kind}"))
+}
+
+/// Validates a JSON output against the schema of its kind; returns the errors.
+fn schema_errors(out: &[u8]) -> Vec<String> {
+    let value: Value = match serde_json::from_slice(out) {
+        Ok(v) => v,
+        Err(e) => return vec![format!("not JSON: {e}")],
+    };
+    let kind = value["content"]["type"].as_str().unwrap_or("?").to_owned();
+    schema_for(&kind)
+        .iter_errors(&value)
+        .take(3)
+        .map(|e| format!("{kind}: {e} at {}", e.instance_path))
+        .collect()
+}
+
+fn corpus_files(corpus: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in std::fs::read_dir(corpus).unwrap().flatten() {
+        let p = dir.path();
+        if !p.is_dir() || p.file_name().is_some_and(|n| n == "groundtruth") {
+            continue;
+        }
+        for f in std::fs::read_dir(&p).unwrap().flatten() {
+            if f.path().is_file() {
+                files.push(f.path());
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn every_file_ends_cleanly() {
+    let Some(corpus) = corpus() else {
+        eprintln!("corpus not found (set QUIRE_CORPUS): skipped");
+        return;
+    };
+    let mut faults = Vec::new();
+    let mut per_dir: BTreeMap<String, (usize, usize, Vec<String>)> = BTreeMap::new();
+    for path in corpus_files(&corpus) {
+        let dir = path
+            .parent()
+            .and_then(|p| p.file_name())
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let rel = path.strip_prefix(&corpus).unwrap().display().to_string();
+        for format in [OutputFormat::Markdown, OutputFormat::Json] {
+            let entry = per_dir.entry(dir.clone()).or_default();
+            match run(&path, format, None) {
+                Outcome::Output(out) => {
+                    entry.0 += 1;
+                    if format == OutputFormat::Json {
+                        let errors = schema_errors(&out);
+                        if !errors.is_empty() {
+                            faults
+                                .push(format!("{rel}: JSON does not match its schema: {errors:?}"));
+                        }
+                    } else if std::str::from_utf8(&out).is_err() {
+                        faults.push(format!("{rel}: Markdown is not UTF-8"));
+                    }
+                }
+                Outcome::Error(msg) => {
+                    entry.1 += 1;
+                    if format == OutputFormat::Markdown {
+                        entry.2.push(format!("{rel}: {msg}"));
+                    }
+                    if msg.trim().is_empty() || msg.contains("/work/") || msg.contains("panicked") {
+                        faults.push(format!("{rel}: unclear error message {msg:?}"));
+                    }
+                }
+                Outcome::Panicked(m) => faults.push(format!("{rel}: panicked ({m})")),
+                Outcome::TimedOut => faults.push(format!("{rel}: no answer within {TIMEOUT:?}")),
+            }
+        }
+    }
+    println!("\ncorpus files (conversions ok / clean errors, md + json):");
+    for (dir, (ok, err, msgs)) in &per_dir {
+        println!("  {dir:<8} {ok:>4} ok {err:>4} errors");
+        for m in msgs {
+            println!("      {}", m.chars().take(300).collect::<String>());
+        }
+    }
+    assert!(faults.is_empty(), "faults:\n{}", faults.join("\n"));
+}
