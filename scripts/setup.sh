@@ -15,14 +15,14 @@ want_test=0
 log() { printf 'setup: %s\n' "$*" >&2; }
 
 if ! command -v cargo >/dev/null 2>&1; then
-  log "cargo is missing: install a Rust toolchain (1.85 or newer, e.g. with rustup) and run again"
+  log "cargo is missing: install a Rust toolchain (1.94 or newer, e.g. with rustup) and run again"
   exit 2
 fi
 
 # --- Debian packages -------------------------------------------------------------------------
 pkgs=(tesseract-ocr tesseract-ocr-eng libtesseract-dev libleptonica-dev clang libclang-dev pkg-config
       python3 python3-pip unzip ca-certificates)
-(( want_test )) && pkgs+=(redis-server poppler-utils)
+(( want_test )) && pkgs+=(redis-server poppler-utils fonts-dejavu-core)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

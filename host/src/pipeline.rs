@@ -21,6 +21,10 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+/// What the error message of a conversion whose converter panicked says (the panic itself
+/// goes to the log through the panic hook).
+pub const PANIC_MESSAGE: &str = "converter failed unexpectedly on this file";
+
 /// One conversion to run.
 #[derive(Debug, Clone, Copy)]
 pub struct ConvertRequest<'a> {
@@ -218,7 +222,7 @@ impl Engine {
             Ok(r) => r?,
             Err(_) => {
                 return Err(Error::internal(format!(
-                    "The {} converter failed unexpectedly on this file.",
+                    "The {} {PANIC_MESSAGE}.",
                     descriptor.name
                 )))
             }

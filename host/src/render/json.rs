@@ -17,6 +17,8 @@ pub fn document(doc: &Document, file_name: &str, opts: &RenderOptions) -> Value 
             m.entry(k.clone()).or_insert_with(|| v.clone());
         }
         for (k, v) in [
+            ("author", &doc.metadata.author),
+            ("created", &doc.metadata.created),
             ("title", &doc.metadata.title),
             ("subject", &doc.metadata.subject),
             ("modified", &doc.metadata.modified),

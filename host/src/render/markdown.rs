@@ -15,6 +15,9 @@ use std::fmt::Write as _;
 /// Renders a whole document.
 pub fn document(doc: &Document, images: ImageMode) -> String {
     let mut w = Writer::new(images);
+    if doc.kind == DocumentKind::Image {
+        w.image_properties(doc);
+    }
     for part in &doc.parts {
         w.part(doc.kind, part);
     }
@@ -61,6 +64,44 @@ impl Writer {
             out: String::new(),
             images,
         }
+    }
+
+    /// A picture has no text of its own: its properties (title, author, description, dates,
+    /// camera, size) open the Markdown, as photo tools list them.
+    fn image_properties(&mut self, doc: &Document) {
+        let m = &doc.metadata;
+        let mut props: Vec<(String, String)> = Vec::new();
+        for (name, value) in [
+            ("Title", &m.title),
+            ("Author", &m.author),
+            ("Subject", &m.subject),
+            ("Created", &m.created),
+            ("Modified", &m.modified),
+        ] {
+            if let Some(v) = value {
+                props.push((name.to_owned(), v.clone()));
+            }
+        }
+        for (key, value) in &m.extra {
+            let text = match value {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Number(n) => n.to_string(),
+                _ => continue,
+            };
+            let mut name = key.replace('_', " ");
+            if let Some(first) = name.get(..1) {
+                name = first.to_ascii_uppercase() + &name[1..];
+            }
+            props.push((name, text));
+        }
+        if let Some(s) = &doc.image {
+            props.push(("Image size".into(), format!("{}x{}", s.width, s.height)));
+        }
+        for (name, value) in props {
+            let value = escape_text(&crate::render::fold(&value), Context::Heading, false);
+            let _ = writeln!(self.out, "- {name}: {value}");
+        }
+        self.out.push('\n');
     }
 
     fn part(&mut self, kind: DocumentKind, part: &Part) {

@@ -176,7 +176,7 @@ fn invisible_content_is_dropped() {
         "<body><nav>Menu</nav><noscript>Enable JS</noscript><template><p>T</p></template>\
          <p hidden>H</p><p style='display: none'>D</p><span aria-hidden=true>A</span>\
          <button>Click</button><select><option>O</option></select><p>Visible</p>\
-         <svg><title>icon</title><text>S</text></svg></body>",
+         <svg><title>icon</title><text>S</text></svg><div role=navigation>N</div></body>",
     );
     assert_eq!(blocks(&doc), [Block::text("Visible")]);
     assert_eq!(doc.metadata.title, None);
@@ -217,6 +217,28 @@ fn deep_nesting_does_not_overflow() {
     let _ = convert(&html);
     let html = format!("{}x", "<b><i>".repeat(20_000));
     let _ = convert(&html);
+}
+
+#[test]
+fn configured_depth_limit_keeps_text() {
+    let html = format!(
+        "{}<p>inner <b>bold</b></p>{}",
+        "<div>".repeat(50),
+        "</div>".repeat(50)
+    );
+    let input = Input {
+        bytes: html.as_bytes(),
+        file_name: "a.html",
+        mime: "text/html",
+    };
+    let limits = quire_plugin_api::Limits {
+        max_depth: 10,
+        ..Default::default()
+    };
+    let mut ctx = Context::new().with_limits(limits);
+    let doc = HtmlConverter.convert(&input, &mut ctx).expect("converts");
+    assert_eq!(blocks(&doc), [Block::text("inner bold")]);
+    assert!(!ctx.warnings().is_empty());
 }
 
 #[test]

@@ -116,7 +116,12 @@ impl Converter for ImageConverter {
             format: format_name(format).into(),
             frames,
             ocr_text: if ctx.ocr_enabled() {
-                Some(ocr_texts.join("\n\n"))
+                let read: Vec<&str> = ocr_texts
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|t| !t.is_empty())
+                    .collect();
+                Some(read.join("\n\n"))
             } else {
                 None
             },

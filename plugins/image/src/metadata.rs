@@ -28,9 +28,12 @@ pub fn fill(meta: &mut Metadata, exif: Option<&[u8]>, xmp: Option<&[u8]>) {
     if let Some(d) = description {
         meta.extra.insert("description".into(), d.into());
     }
-    meta.created = get(DATE_TIME_ORIGINAL)
-        .as_deref()
-        .and_then(exif_date_to_iso);
+    let original = get(DATE_TIME_ORIGINAL);
+    meta.created = original.as_deref().and_then(exif_date_to_iso);
+    if let Some(raw) = original {
+        // The capture date as the camera wrote it, which is how photo tools show it.
+        meta.extra.insert("date_taken".into(), raw.into());
+    }
     meta.modified = get(DATE_TIME).as_deref().and_then(exif_date_to_iso);
     let camera = [get(MAKE), get(MODEL)]
         .into_iter()

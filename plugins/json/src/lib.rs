@@ -16,7 +16,7 @@ pub use parse::{parse, to_value, Node};
 
 /// Upper bound on nesting whatever the configuration says: the tree is dropped and rendered
 /// recursively, so the depth must stay well inside a worker thread's stack.
-const HARD_MAX_DEPTH: u32 = 2_000;
+const HARD_MAX_DEPTH: u32 = 1_024;
 
 pub const DESCRIPTOR: ConverterDescriptor = ConverterDescriptor {
     id: "json",
@@ -56,6 +56,16 @@ impl Converter for JsonConverter {
             "encoding".into(),
             serde_json::Value::String(decoded.encoding.into()),
         );
+        // A top-level "title" string is the document's title (package manifests, CMS exports).
+        if let Node::Object(members) = &root {
+            doc.metadata.title = members
+                .iter()
+                .find(|(k, v)| {
+                    k.eq_ignore_ascii_case("title")
+                        && matches!(v, Node::String(t) if !t.trim().is_empty())
+                })
+                .map(|(_, v)| render::scalar_text(v).trim().to_owned());
+        }
         let mut part = Part::section();
         part.blocks = render::blocks(&root);
         doc.parts.push(part);
@@ -92,6 +102,9 @@ mod tests {
     #[test]
     fn document_shape() {
         let doc = convert(br#"{"z":1,"a":[1,2]}"#).unwrap();
+        assert_eq!(doc.metadata.title, None);
+        let titled = convert(br#"{"Title":" T ","a":1}"#).unwrap();
+        assert_eq!(titled.metadata.title.as_deref(), Some("T"));
         assert_eq!(doc.kind, DocumentKind::StructuredData);
         assert_eq!(doc.type_label, "JSON Document");
         assert_eq!(doc.parts.len(), 1);
@@ -113,6 +126,14 @@ mod tests {
             convert(&[b'['; 100_000]).unwrap_err().kind(),
             ErrorKind::LimitExceeded
         );
+    }
+
+    #[test]
+    fn deep_but_allowed_nesting_converts() {
+        let arrays = format!("{}1{}", "[".repeat(500), "]".repeat(500));
+        assert!(convert(arrays.as_bytes()).is_ok());
+        let objects = format!("{}1{}", "{\"k\":".repeat(500), "}".repeat(500));
+        assert!(convert(objects.as_bytes()).is_ok());
     }
 
     #[test]

@@ -10,6 +10,7 @@
 
 use crate::parse::Node;
 use quire_plugin_api::{Block, Cell, Inline, List, ListItem, Style, Table};
+use std::collections::HashMap;
 
 /// Blocks for the whole document.
 pub fn blocks(root: &Node) -> Vec<Block> {
@@ -155,7 +156,9 @@ fn flat_table(items: &[Node]) -> Option<Table> {
     if items.is_empty() {
         return None;
     }
+    // Columns in first-seen order, with an index so wide tables stay linear.
     let mut columns: Vec<&str> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
     for it in items {
         let Node::Object(members) = it else {
             return None;
@@ -164,15 +167,10 @@ fn flat_table(items: &[Node]) -> Option<Table> {
             return None;
         }
         for (k, _) in members {
-            // Linear search keeps first-seen order; tables are rarely wide enough to matter,
-            // and very wide ones switch to a hash lookup.
-            if columns.len() < 64 {
-                if !columns.contains(&k.as_str()) {
-                    columns.push(k);
-                }
-            } else if !columns.iter().any(|c| *c == k) {
+            index.entry(k.as_str()).or_insert_with(|| {
                 columns.push(k);
-            }
+                columns.len() - 1
+            });
         }
     }
     let mut rows = Vec::with_capacity(items.len() + 1);
@@ -181,18 +179,13 @@ fn flat_table(items: &[Node]) -> Option<Table> {
         let Node::Object(members) = it else {
             return None;
         };
-        let row = columns
-            .iter()
-            .map(|c| {
-                // Last duplicate wins, as in serde_json's Value.
-                members
-                    .iter()
-                    .rev()
-                    .find(|(k, _)| k == c)
-                    .map(|(_, v)| Cell::text(scalar_text(v)))
-                    .unwrap_or_else(|| Cell::text(""))
-            })
-            .collect();
+        let mut row: Vec<Cell> = (0..columns.len()).map(|_| Cell::text("")).collect();
+        // In source order, so the last of duplicate keys wins, as in serde_json's Value.
+        for (k, v) in members {
+            if let Some(&i) = index.get(k.as_str()) {
+                row[i] = Cell::text(scalar_text(v));
+            }
+        }
         rows.push(row);
     }
     Some(Table {

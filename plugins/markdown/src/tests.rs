@@ -169,7 +169,7 @@ fn front_matter_and_legacy_encoding() {
 
 #[test]
 fn deep_nesting_is_flattened_not_overflowed() {
-    let deep = ">".repeat(100_000) + " bottom\n";
+    let deep = ">".repeat(20_000) + " bottom\n";
     let doc = convert(&deep);
     let mut depth = 0;
     let mut blocks = blocks(&doc);
@@ -180,10 +180,12 @@ fn deep_nesting_is_flattened_not_overflowed() {
     assert!(depth <= 128, "depth {depth}");
     assert_eq!(blocks, [Block::text("bottom")]);
 
-    let lists: String = (0..20_000)
+    let lists: String = (0..300)
         .map(|i| format!("{}- x\n", "  ".repeat(i)))
         .collect();
     let _ = convert(&lists);
+    let _ = convert(&("- ".repeat(20_000) + "x\n"));
+    let _ = convert(&("1. > ".repeat(5_000) + "x\n"));
     let _ = convert(&"[".repeat(50_000));
     let _ = convert(&"*a **b ".repeat(20_000));
 }

@@ -5,12 +5,19 @@
 //! - The seed's provider_two was EasyOCR (CRAFT + CRNN). Its weights are in no package registry
 //!   we can reach, while PyPI's `rapidocr` wheel ships PP-OCRv6 ONNX models (Apache-2.0); on
 //!   the measured test set they read 0.2% CER against Tesseract's 8.7%. The seed's three
-//!   thresholds are mapped onto DBNet's post-processing (see [`detect`]).
+//!   thresholds are mapped onto DBNet's post-processing (see `detect.rs`).
 //! - `rten` loads `.onnx` directly, needs no shared library, loads in ~0.1 s and its `Model` is
-//!   `Sync`: one model set per process, shared by all threads (see [`models`]). `ort` needs
+//!   `Sync`: one model set per process, shared by all threads (see `models.rs`). `ort` needs
 //!   libonnxruntime and used 1.8x the memory; `tract` was 2.4x slower.
 //! - Inference runs on rten's own thread pool (one thread per physical core, override with
 //!   `RTEN_NUM_THREADS`), so concurrent jobs queue on the cores instead of oversubscribing.
+//! - `OCR_LANGUAGE` is not consulted: the PP-OCRv6 recogniser reads Latin scripts and CJK with
+//!   one model (not Cyrillic, Arabic or Indic scripts). `OCR_USE_GPU` is ignored: rten runs on
+//!   the CPU only.
+//! - The input is decoded here (the `image` crate, at most 50 megapixels, EXIF orientation
+//!   applied, transparency on white); the request's MIME type is not trusted, the bytes are.
+//!
+//! Pipeline: `pipeline.rs` (decode → detect → orientation → recognise → reading order).
 
 mod detect;
 mod geometry;

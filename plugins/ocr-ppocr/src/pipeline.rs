@@ -39,8 +39,8 @@ pub fn read_page(models: &Models, params: &DbParams, mut img: RgbImage) -> Resul
     if lean < 0.0 {
         let turned = image::imageops::rotate90(&img);
         let turned_boxes = detect_page(models, params, &turned)?;
-        // Keep the turn only if the text now runs more clearly sideways than it did.
-        if orientation_lean(&turned_boxes) > -lean {
+        // Keep the turn only if the text now runs across.
+        if orientation_lean(&turned_boxes) > 0.0 {
             img = turned;
             boxes = turned_boxes;
         }
@@ -181,6 +181,24 @@ fn orientation_lean(boxes: &[TextBox]) -> f32 {
 
 /// Length-to-height ratio from which a box says which way its text runs.
 const ELONGATED: f32 = 2.5;
+
+/// Moves the quad's left and right ends outwards by `frac` of its height, within the page.
+fn lengthen(q: &Quad, frac: f32, w: f32, h: f32) -> Quad {
+    let [tl, tr, br, bl] = *q;
+    let len = ((tr[0] - tl[0]).powi(2) + (tr[1] - tl[1]).powi(2))
+        .sqrt()
+        .max(1e-3);
+    let height = ((bl[0] - tl[0]).powi(2) + (bl[1] - tl[1]).powi(2)).sqrt();
+    let d = frac * height;
+    let u = [(tr[0] - tl[0]) / len * d, (tr[1] - tl[1]) / len * d];
+    let clamp = |p: [f32; 2]| [p[0].clamp(0.0, w), p[1].clamp(0.0, h)];
+    [
+        clamp([tl[0] - u[0], tl[1] - u[1]]),
+        clamp([tr[0] + u[0], tr[1] + u[1]]),
+        clamp([br[0] + u[0], br[1] + u[1]]),
+        clamp([bl[0] - u[0], bl[1] - u[1]]),
+    ]
+}
 
 #[cfg(test)]
 mod tests {

@@ -25,7 +25,11 @@ fn corpus_ocr_expectations() {
         };
         let file = record["file"].as_str().unwrap_or_default();
         // Expectations about EXIF/XMP metadata are the renderer's business, not OCR's.
-        if record["source"].as_str().unwrap_or_default().contains("metadata only") {
+        if record["source"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("metadata only")
+        {
             continue;
         }
         let mime = match file.split('/').next() {

@@ -4,7 +4,7 @@
 
 use crate::geom::{median, Rect};
 use crate::layout::{Entry, Line, Region, Word};
-use quire_plugin_api::{Block, Image, Inline, List, ListItem, Style};
+use quire_plugin_api::{Block, Inline, List, ListItem, Style};
 
 /// Facts about the whole document that blocks are judged against.
 #[derive(Debug, Clone, Default)]
@@ -64,7 +64,7 @@ impl DocStyle {
 }
 
 /// A paragraph must be this much larger than the body text to be a heading by size.
-const HEADING_RATIO: f32 = 1.15;
+const HEADING_RATIO: f32 = 1.12;
 
 /// A link area on the page.
 #[derive(Debug, Clone)]
@@ -86,17 +86,17 @@ struct Para {
     kind: Kind,
 }
 
-/// Turns a page's regions into blocks, taking placed images out of `images`.
+/// Turns a page's regions into blocks, taking placed images and tables out of `objects`.
 pub fn page_blocks(
     regions: Vec<Region>,
     style: &DocStyle,
     links: &[Link],
-    images: &mut [Option<Image>],
+    objects: &mut [Option<Block>],
     allow_headings: bool,
 ) -> Vec<Block> {
     let mut out = Vec::new();
     for region in regions {
-        region_blocks(region, style, links, images, allow_headings, &mut out);
+        region_blocks(region, style, links, objects, allow_headings, &mut out);
     }
     out
 }
@@ -105,7 +105,7 @@ fn region_blocks(
     region: Region,
     style: &DocStyle,
     links: &[Link],
-    images: &mut [Option<Image>],
+    objects: &mut [Option<Block>],
     allow_headings: bool,
     out: &mut Vec<Block>,
 ) {
@@ -114,7 +114,7 @@ fn region_blocks(
         .iter()
         .filter_map(|e| match e {
             Entry::Line(l) => Some(l),
-            Entry::Image { .. } => None,
+            Entry::Object { .. } => None,
         })
         .collect();
     let geometry = Geometry::of(&lines);
@@ -129,7 +129,7 @@ fn region_blocks(
     for entry in region.entries {
         match entry {
             Entry::Line(l) => pending.push(l),
-            Entry::Image { index, .. } => {
+            Entry::Object { index, .. } => {
                 flush(&mut pending, &mut paras);
                 emit(
                     std::mem::take(&mut paras),
@@ -138,8 +138,8 @@ fn region_blocks(
                     allow_headings,
                     out,
                 );
-                if let Some(img) = images.get_mut(index).and_then(Option::take) {
-                    out.push(Block::Image(img));
+                if let Some(block) = objects.get_mut(index).and_then(Option::take) {
+                    out.push(block);
                 }
             }
         }
@@ -153,6 +153,8 @@ struct Geometry {
     left: f32,
     right: f32,
     pitch: f32,
+    /// The usual font size of the region's lines.
+    size: f32,
 }
 
 impl Geometry {
@@ -164,7 +166,13 @@ impl Geometry {
             let size = w[0].size.max(w[1].size);
             (d > 0.0 && d < 2.5 * size && (w[0].size - w[1].size).abs() < 0.1 * size).then_some(d)
         }));
-        Geometry { left, right, pitch }
+        let size = median(lines.iter().map(|l| l.size));
+        Geometry {
+            left,
+            right,
+            pitch,
+            size,
+        }
     }
 }
 
@@ -200,11 +208,15 @@ fn segment(lines: Vec<Line>, geo: &Geometry, paras: &mut Vec<Para>) {
 fn starts_new(prev: &Line, line: &Line, para: &Para, geo: &Geometry) -> bool {
     let size = prev.size.max(line.size).max(1.0);
     // A change of size or of weight for the whole line (a heading and its text).
-    if (prev.size - line.size).abs() > 0.12 * size || prev.bold != line.bold {
+    if (prev.size - line.size).abs() > 0.12 * size
+        || prev.bold != line.bold
+        || (prev.italic != line.italic && (prev.words.len() <= 12 || line.words.len() <= 12))
+    {
         return true;
     }
     let pitch = line.baseline - prev.baseline;
-    let usual = if geo.pitch > 0.0 {
+    // Lines larger than the region's text (a title over two lines) have their own leading.
+    let usual = if geo.pitch > 0.0 && line.size <= 1.1 * geo.size {
         geo.pitch
     } else {
         1.2 * size
@@ -220,7 +232,8 @@ fn starts_new(prev: &Line, line: &Line, para: &Para, geo: &Geometry) -> bool {
     }
     // A first-line indent.
     let indented = |l: &Line| l.rect.x0 > geo.left + 0.8 * size;
-    if indented(line) && !indented(prev) && line.rect.x1 > geo.right - 2.0 * size {
+    let modest = line.rect.x0 < geo.left + 6.0 * size && line.size <= 1.1 * geo.size;
+    if indented(line) && modest && !indented(prev) && line.rect.x1 > geo.right - 2.0 * size {
         return true;
     }
     // The previous line ended a sentence well before the right edge.
@@ -371,11 +384,21 @@ fn heading(para: &Para, style: &DocStyle) -> Option<u8> {
         return None;
     }
     let size = median(para.lines.iter().map(|l| l.size));
-    let bold = para.lines.iter().all(|l| l.bold);
+    // A whole line in bold, or a lone line in italic (run-in headings of manuals).
+    let bold = para.lines.iter().all(|l| l.bold)
+        || (para.lines.len() == 1 && para.lines[0].italic && words >= 2);
     if size < style.body_size * HEADING_RATIO {
         // Bold text at body size is a heading only when short, alone on its line(s) and not
         // a sentence or a label.
-        if !bold || para.lines.len() > 2 || words > 12 || text.ends_with(['.', ',', ':', ';']) {
+        let capital = text.chars().next().is_some_and(|c| {
+            c.is_uppercase() || c.is_numeric() || !c.is_lowercase() && c.is_alphabetic() || c == '('
+        });
+        if !bold
+            || !capital
+            || para.lines.len() > 2
+            || words > 12
+            || text.ends_with(['.', ',', ':', ';'])
+        {
             return None;
         }
     }

@@ -9,7 +9,7 @@ use crate::blocks::{self, DocStyle, Link};
 use crate::furniture::{self, PageItems};
 use crate::geom::PageTransform;
 use crate::layout::{self, Item};
-use crate::{engine, glyphs, images, meta, scan};
+use crate::{engine, glyphs, images, meta, scan, tables};
 use pdfium_render::prelude::*;
 use quire_plugin_api::{
     Block, Context, Document, DocumentKind, Error, Image, Inline, Input, OcrImage, Part, Result,
@@ -21,7 +21,8 @@ use std::path::Path;
 struct PageData {
     height: f32,
     items: Vec<Item>,
-    images: Vec<Option<Image>>,
+    /// Images and tables placed on the page, as blocks.
+    objects: Vec<Option<Block>>,
     links: Vec<Link>,
     /// Paragraphs read by OCR from a scanned page.
     ocr: Option<Vec<Block>>,
@@ -58,7 +59,7 @@ pub fn convert(library: &Path, input: &Input<'_>, ctx: &mut Context<'_>) -> Resu
                 PageData {
                     height: 0.0,
                     items: Vec::new(),
-                    images: Vec::new(),
+                    objects: Vec::new(),
                     links: Vec::new(),
                     ocr: None,
                 }
@@ -124,26 +125,75 @@ fn read_page(
             *sizes.entry((g.size * 2.0).round() as u32).or_default() += 1;
         }
     }
-    let mut items: Vec<Item> = glyphs::runs(glyphs).into_iter().map(Item::Run).collect();
-    let mut page_images = Vec::new();
+    let mut runs = glyphs::runs(glyphs);
+    picture_bullets(&objects.marks, &mut runs);
+    let mut items: Vec<Item> = runs.into_iter().map(Item::Run).collect();
+    let mut placed = Vec::new();
+    for (rect, table) in tables::extract(&objects.rules, &mut items) {
+        items.push(Item::Object {
+            index: placed.len(),
+            rect,
+        });
+        placed.push(Some(Block::Table(table)));
+    }
     if ocr.is_none() {
-        for placed in objects.images {
-            let mut image = placed.image;
+        for p in objects.images {
+            let mut image = p.image;
             ocr_image(&mut image, ctx)?;
-            items.push(Item::Image {
-                index: page_images.len(),
-                rect: placed.rect,
+            items.push(Item::Object {
+                index: placed.len(),
+                rect: p.rect,
             });
-            page_images.push(Some(image));
+            placed.push(Some(Block::Image(image)));
         }
     }
     Ok(PageData {
         height,
         items,
-        images: page_images,
+        objects: placed,
         links: links(page, &transform),
         ocr,
     })
+}
+
+/// Picture bullets: a small image just left of the start of a text run, on its line, becomes
+/// a "•" run so the list finder sees a marker.
+fn picture_bullets(marks: &[crate::geom::Rect], runs: &mut Vec<glyphs::Run>) {
+    let mut bullets = Vec::new();
+    for mark in marks {
+        let follows = runs.iter().any(|r| {
+            let gap = r.rect.x0 - mark.x1;
+            mark.height() <= 1.5 * r.size
+                && gap >= 0.0
+                && gap <= 3.0 * r.size
+                && mark.v_overlap(&r.rect) >= 0.5 * mark.height()
+        });
+        let covered = runs
+            .iter()
+            .any(|r| r.rect.x0 <= mark.x0 && r.rect.x1 >= mark.x1 && mark.v_overlap(&r.rect) > 0.0);
+        if follows && !covered {
+            let size = runs
+                .iter()
+                .find(|r| mark.v_overlap(&r.rect) > 0.0)
+                .map_or(mark.height(), |r| r.size);
+            bullets.push(glyphs::Run {
+                words: vec![crate::layout::Word {
+                    text: "•".into(),
+                    rect: *mark,
+                    size,
+                    bold: false,
+                    italic: false,
+                    space_before: true,
+                }],
+                rect: *mark,
+                baseline: mark.y1,
+                size,
+                rtl: false,
+                chars: 1,
+            });
+        }
+    }
+    runs.extend(bullets);
 }
 
 /// Reads the text of an embedded image when the job asked for OCR.
@@ -241,7 +291,7 @@ fn layout_page(
     let mut part = Part::page(number);
     let PageData {
         items,
-        mut images,
+        mut objects,
         links,
         ocr,
         ..
@@ -256,20 +306,20 @@ fn layout_page(
             body.push(item);
         }
     }
-    let mut out = blocks::page_blocks(layout::regions(header), style, &links, &mut images, false);
+    let mut out = blocks::page_blocks(layout::regions(header), style, &links, &mut objects, false);
     out.extend(blocks::page_blocks(
         layout::regions(body),
         style,
         &links,
-        &mut images,
+        &mut objects,
         true,
     ));
     if let Some(ocr) = ocr {
         out.extend(ocr);
     }
-    let footer = blocks::page_blocks(layout::regions(footer), style, &links, &mut images, false);
-    // Images not placed in a region (none expected) still belong to the page.
-    out.extend(images.into_iter().flatten().map(Block::Image));
+    let footer = blocks::page_blocks(layout::regions(footer), style, &links, &mut objects, false);
+    // Objects not placed in a region (none expected) still belong to the page.
+    out.extend(objects.into_iter().flatten());
     out.extend(footer);
     part.blocks = out;
     part
@@ -307,10 +357,17 @@ pub fn debug_runs(library: &Path, bytes: &[u8]) -> Result<Vec<String>> {
         let text = page
             .text()
             .map_err(|e| Error::malformed("no text").with_detail(format!("{e:?}")))?;
-        for ch in text.chars().iter().take(40) {
+        for ch in text
+            .chars()
+            .iter()
+            .take(800)
+            .filter(|c| c.unicode_char() == Some('B'))
+        {
             out.push(format!(
-                "char {:?} gen={:?} loose={:?} size={} origin={:?}",
+                "char {:?} font={} weight={:?} gen={:?} loose={:?} size={} origin={:?}",
                 ch.unicode_char(),
+                ch.font_name(),
+                ch.font_weight(),
                 ch.is_generated(),
                 ch.loose_bounds().ok().map(|b| (
                     b.left().value,

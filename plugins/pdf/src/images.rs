@@ -33,6 +33,10 @@ pub struct Objects {
     pub image_coverage: f32,
     /// Whether the page draws anything at all (paths, images, shadings).
     pub has_graphics: bool,
+    /// Thin horizontal and vertical strokes (table rules), in display space.
+    pub rules: Vec<Rect>,
+    /// Small images (picture bullets, icons) that were not extracted.
+    pub marks: Vec<Rect>,
 }
 
 /// Images smaller than this (points, either side) are rules, bullets or spacers.
@@ -49,10 +53,20 @@ pub fn collect(
     let (w, h) = transform.display_size();
     let page_area = (w * h).max(1.0);
     let mut placed: Vec<Placed> = Vec::new();
+    let mut marks: Vec<Rect> = Vec::new();
     let mut covered = 0.0;
     let mut visit = |rect: Rect, img: &PdfPageImageObject<'_>| {
         covered += rect.area();
-        if rect.width() < MIN_SIDE || rect.height() < MIN_SIDE {
+        let tiny_pixels = match (img.width(), img.height()) {
+            (Ok(w), Ok(h)) => i64::from(w) * i64::from(h) < 64,
+            _ => false,
+        };
+        let icon = rect.width() < 3.0 * MIN_SIDE && rect.height() < 3.0 * MIN_SIDE;
+        if rect.width() < MIN_SIDE || rect.height() < MIN_SIDE || icon || tiny_pixels {
+            // Bullets, icons, spacers and 2x2 fills: not content, but maybe a list marker.
+            if rect.width() >= 1.5 && rect.height() >= 1.5 && rect.width() < 3.0 * MIN_SIDE {
+                marks.push(rect);
+            }
             return;
         }
         budget.seen += 1;
@@ -90,78 +104,149 @@ pub fn collect(
         };
         placed.push(Placed { rect, image });
     };
-    walk(
-        &mut page.objects().iter(),
-        &mut matrices,
+    let mut rules = Vec::new();
+    let mut walker = Walker {
+        matrices: &mut matrices,
         transform,
-        &mut visit,
-        &mut has_graphics,
-        0,
-    );
+        visit: &mut visit,
+        has_graphics: &mut has_graphics,
+        rules: &mut rules,
+    };
+    walker.walk(&mut page.objects().iter(), 0);
     Objects {
         images: placed,
         image_coverage: (covered / page_area).min(1.0),
         has_graphics,
+        rules,
+        marks,
     }
 }
 
-/// Collects image objects with their display boxes, descending into form XObjects.
-fn walk<'a>(
-    objects: &mut dyn Iterator<Item = PdfPageObject<'a>>,
-    matrices: &mut Vec<PdfMatrix>,
-    transform: &PageTransform,
-    visit: &mut dyn FnMut(Rect, &PdfPageImageObject<'_>),
-    has_graphics: &mut bool,
-    depth: u32,
-) {
-    for object in objects {
-        match object.object_type() {
-            PdfPageObjectType::Image => {
-                *has_graphics = true;
-                if let Ok(b) = object.bounds() {
-                    let mut r = PdfRect::new(b.bottom(), b.left(), b.top(), b.right());
-                    for m in matrices.iter().rev() {
-                        r = r.transform(*m);
-                    }
-                    let rect = transform.rect(
-                        r.left().value,
-                        r.bottom().value,
-                        r.right().value,
-                        r.top().value,
-                    );
-                    if let Some(img) = object.as_image_object() {
-                        visit(rect, img);
+/// Walks page objects, descending into form XObjects: images go to `visit` with their
+/// display boxes, thin strokes to `rules`.
+struct Walker<'w> {
+    matrices: &'w mut Vec<PdfMatrix>,
+    transform: &'w PageTransform,
+    visit: &'w mut dyn FnMut(Rect, &PdfPageImageObject<'_>),
+    has_graphics: &'w mut bool,
+    rules: &'w mut Vec<Rect>,
+}
+
+/// A stroke at most this thick (points) can be a table rule.
+const RULE_THICKNESS: f32 = 3.0;
+/// Rules shorter than this are ignored (underlines of single letters, tick marks).
+const RULE_MIN_LENGTH: f32 = 8.0;
+/// Paths with more segments than this are drawings, not table grids.
+const MAX_PATH_SEGMENTS: usize = 400;
+
+impl Walker<'_> {
+    fn to_display(&self, x: PdfPoints, y: PdfPoints) -> (f32, f32) {
+        let (mut x, mut y) = (x, y);
+        for m in self.matrices.iter().rev() {
+            (x, y) = m.apply_to_points(x, y);
+        }
+        self.transform.point(x.value, y.value)
+    }
+
+    fn walk<'a>(&mut self, objects: &mut dyn Iterator<Item = PdfPageObject<'a>>, depth: u32) {
+        for object in objects {
+            match object.object_type() {
+                PdfPageObjectType::Image => {
+                    *self.has_graphics = true;
+                    if let (Ok(b), Some(img)) = (object.bounds(), object.as_image_object()) {
+                        let (ax, ay) = self.to_display(b.left(), b.bottom());
+                        let (bx, by) = self.to_display(b.right(), b.top());
+                        (self.visit)(Rect::new(ax, ay, bx, by), img);
                     }
                 }
-            }
-            // Nested forms are bounded (PDFium itself refuses cycles).
-            PdfPageObjectType::XObjectForm if depth < 12 => {
-                if let Some(form) = object.as_x_object_form_object() {
-                    let mut children = (0..form.len()).filter_map(|i| form.get(i).ok());
-                    let pushed = match form.matrix() {
-                        Ok(m) => {
-                            matrices.push(m);
-                            true
+                // Nested forms are bounded (PDFium itself refuses cycles).
+                PdfPageObjectType::XObjectForm if depth < 12 => {
+                    if let Some(form) = object.as_x_object_form_object() {
+                        let mut children = (0..form.len()).filter_map(|i| form.get(i).ok());
+                        let pushed = match form.matrix() {
+                            Ok(m) => {
+                                self.matrices.push(m);
+                                true
+                            }
+                            Err(_) => false,
+                        };
+                        self.walk(&mut children, depth + 1);
+                        if pushed {
+                            self.matrices.pop();
                         }
-                        Err(_) => false,
-                    };
-                    walk(
-                        &mut children,
-                        matrices,
-                        transform,
-                        visit,
-                        has_graphics,
-                        depth + 1,
-                    );
-                    if pushed {
-                        matrices.pop();
                     }
                 }
+                PdfPageObjectType::Path => {
+                    *self.has_graphics = true;
+                    if let Some(path) = object.as_path_object() {
+                        self.path_rules(path);
+                    }
+                }
+                PdfPageObjectType::Shading => *self.has_graphics = true,
+                _ => {}
             }
-            PdfPageObjectType::Path | PdfPageObjectType::Shading => *has_graphics = true,
-            _ => {}
         }
     }
+
+    /// Horizontal and vertical straight pieces of a path, and the whole path when it is a
+    /// thin filled bar (how many writers draw rules).
+    fn path_rules(&mut self, path: &PdfPagePathObject<'_>) {
+        if let Ok(b) = path.bounds() {
+            let (ax, ay) = self.to_display(b.left(), b.bottom());
+            let (bx, by) = self.to_display(b.right(), b.top());
+            let r = Rect::new(ax, ay, bx, by);
+            if is_rule(&r) {
+                self.rules.push(r);
+                return;
+            }
+        }
+        let Ok(matrix) = path.matrix() else { return };
+        let segments = path.segments();
+        let n = segments.len() as usize;
+        if n > MAX_PATH_SEGMENTS {
+            return;
+        }
+        let segments = segments.transform(matrix);
+        let mut start: Option<(f32, f32)> = None;
+        let mut last: Option<(f32, f32)> = None;
+        for segment in segments.iter() {
+            let (x, y) = segment.point();
+            let p = self.to_display(x, y);
+            match segment.segment_type() {
+                PdfPathSegmentType::MoveTo => {
+                    start = Some(p);
+                    last = Some(p);
+                }
+                PdfPathSegmentType::LineTo => {
+                    if let Some(a) = last {
+                        self.line(a, p);
+                    }
+                    last = Some(p);
+                }
+                _ => last = Some(p),
+            }
+            if segment.is_close() {
+                if let (Some(a), Some(s)) = (last, start) {
+                    self.line(a, s);
+                }
+                last = start;
+            }
+        }
+    }
+
+    fn line(&mut self, a: (f32, f32), b: (f32, f32)) {
+        let r = Rect::new(a.0, a.1, b.0, b.1);
+        if (r.height() <= 1.0 && r.width() >= RULE_MIN_LENGTH)
+            || (r.width() <= 1.0 && r.height() >= RULE_MIN_LENGTH)
+        {
+            self.rules.push(r);
+        }
+    }
+}
+
+fn is_rule(r: &Rect) -> bool {
+    (r.height() <= RULE_THICKNESS && r.width() >= RULE_MIN_LENGTH)
+        || (r.width() <= RULE_THICKNESS && r.height() >= RULE_MIN_LENGTH)
 }
 
 /// The image's bytes: `(data, mime, extension, width, height)`, or why it was skipped.

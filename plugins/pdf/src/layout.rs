@@ -1,4 +1,4 @@
-//! Reading order: a recursive XY-cut over a page's runs and images, then lines and words.
+//! Reading order: a recursive XY-cut over a page's runs, images and tables, then lines and words.
 //!
 //! At each level we look for a vertical white gap that runs through the whole region and
 //! separates two *columns* of text; if there is one we read the left side before the right.
@@ -13,18 +13,22 @@
 use crate::geom::{median, Rect};
 use crate::glyphs::{Run, WORD_GAP};
 
-/// Something placed on the page: a run of text or an image (by index into the page's list).
+/// Something placed on the page: a run of text, or an image or table (by index).
 #[derive(Debug, Clone)]
 pub enum Item {
     Run(Run),
-    Image { index: usize, rect: Rect },
+    /// An image or a table, by index into the page's placed blocks.
+    Object {
+        index: usize,
+        rect: Rect,
+    },
 }
 
 impl Item {
     pub fn rect(&self) -> Rect {
         match self {
             Item::Run(r) => r.rect,
-            Item::Image { rect, .. } => *rect,
+            Item::Object { rect, .. } => *rect,
         }
     }
 }
@@ -49,6 +53,7 @@ pub struct Line {
     pub baseline: f32,
     pub size: f32,
     pub bold: bool,
+    pub italic: bool,
 }
 
 impl Line {
@@ -68,14 +73,14 @@ impl Line {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Entry {
     Line(Line),
-    Image { index: usize, rect: Rect },
+    Object { index: usize, rect: Rect },
 }
 
 impl Entry {
     pub fn rect(&self) -> Rect {
         match self {
             Entry::Line(l) => l.rect,
-            Entry::Image { rect, .. } => *rect,
+            Entry::Object { rect, .. } => *rect,
         }
     }
 }
@@ -94,7 +99,7 @@ pub fn regions(items: Vec<Item>) -> Vec<Region> {
     let size = {
         let m = median(items.iter().filter_map(|i| match i {
             Item::Run(r) => Some(r.size),
-            Item::Image { .. } => None,
+            Item::Object { .. } => None,
         }));
         if m > 0.0 {
             m
@@ -249,7 +254,7 @@ fn lines_of(items: Vec<Item>) -> Vec<Entry> {
     for i in items {
         match i {
             Item::Run(r) => runs.push(r),
-            Item::Image { index, rect } => entries.push(Entry::Image { index, rect }),
+            Item::Object { index, rect } => entries.push(Entry::Object { index, rect }),
         }
     }
     runs.sort_by(|a, b| a.rect.y0.total_cmp(&b.rect.y0));
@@ -363,7 +368,9 @@ fn make_line(mut runs: Vec<Run>) -> Line {
         rect = rect.union(&r.rect);
     }
     let bold = !words.is_empty() && words.iter().all(|w| w.bold);
+    let italic = !words.is_empty() && words.iter().all(|w| w.italic);
     Line {
+        italic,
         words,
         rect,
         baseline: main.0,

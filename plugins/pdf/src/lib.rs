@@ -21,6 +21,7 @@ mod images;
 mod layout;
 mod meta;
 mod scan;
+mod tables;
 
 use quire_plugin_api::{
     register_converter, Context, Converter, ConverterDescriptor, Document, Input, PluginConfig,

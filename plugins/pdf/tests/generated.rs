@@ -376,3 +376,52 @@ fn a_damaged_xref_is_recovered() {
     let doc = convert(&bytes);
     assert!(document_text(&doc).contains("Recovered text"));
 }
+
+#[test]
+fn ruled_tables_become_tables() {
+    let mut page = Page::default();
+    page.texts
+        .extend(body(&["A paragraph before the table."], 72.0, 740.0, 11.0));
+    let (xs, ys) = ([72.0, 200.0, 330.0], [700.0, 680.0, 660.0, 640.0]);
+    for y in ys {
+        page.lines.push((xs[0], y, xs[2], y));
+    }
+    for x in xs {
+        page.lines.push((x, ys[0], x, ys[3]));
+    }
+    let rows = [["Fruit", "Price"], ["Apple", "1.20"], ["Pear", "0.95"]];
+    for (r, row) in rows.iter().enumerate() {
+        for (c, cell) in row.iter().enumerate() {
+            page.texts.push(text(xs[c] + 5.0, ys[r] - 14.0, 10.0, cell));
+        }
+    }
+    page.texts
+        .extend(body(&["A paragraph after the table."], 72.0, 610.0, 11.0));
+    let doc = convert(&pdf(&[page], None));
+    let blocks = &doc.parts[0].blocks;
+    assert_eq!(blocks.len(), 3, "{blocks:#?}");
+    let Block::Table(table) = &blocks[1] else {
+        panic!("{blocks:#?}")
+    };
+    let cells: Vec<Vec<String>> = table
+        .rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|c| match c.content.first() {
+                    Some(Inline::Text { text, .. }) => text.clone(),
+                    _ => String::new(),
+                })
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        cells,
+        vec![
+            vec!["Fruit", "Price"],
+            vec!["Apple", "1.20"],
+            vec!["Pear", "0.95"]
+        ]
+    );
+    assert_eq!(table.header_rows, 1);
+}

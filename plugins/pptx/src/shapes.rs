@@ -12,7 +12,8 @@ use quick_xml::Reader;
 use quire_ooxml::Relationship;
 use std::collections::HashMap;
 
-/// Deepest group nesting followed; deeper groups are skipped.
+/// Deepest nesting of groups and markup-compatibility blocks followed; deeper ones are
+/// skipped, so hostile nesting cannot exhaust the stack.
 const MAX_GROUP_DEPTH: usize = 64;
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -152,7 +153,7 @@ fn read_tree(
             }
             b"pic" => out.push(read_pic(reader, &e, &tf)),
             b"graphicFrame" => out.extend(read_frame(reader, &e, &tf, rels)),
-            b"AlternateContent" => {
+            b"AlternateContent" if depth < MAX_GROUP_DEPTH => {
                 read_alternate(reader, &tf, rels, out, depth);
             }
             _ => {

@@ -288,3 +288,43 @@ fn ocr_reads_pictures_when_asked() {
     assert_eq!(images[0].ocr_text.as_deref(), Some("text in image/png"));
     assert_eq!(ctx.ocr_image_count(), 1);
 }
+
+#[test]
+fn deep_nesting_is_cut_off_not_a_stack_overflow() {
+    let depth = 50_000;
+    let mut shapes = String::new();
+    for _ in 0..depth {
+        shapes.push_str("<mc:AlternateContent><mc:Choice><p:grpSp><p:grpSpPr/>");
+    }
+    for _ in 0..depth {
+        shapes.push_str("</p:grpSp></mc:Choice></mc:AlternateContent>");
+    }
+    let slide = format!(
+        r#"<p:sld {P} xmlns:mc="mc"><p:cSld><p:spTree>{}{shapes}</p:spTree></p:cSld></p:sld>"#,
+        sp(Some("title"), 0, 0, &para("Deep"))
+    );
+    let pres = format!(
+        r#"<p:presentation {P}><p:sldIdLst><p:sldId id="256" r:id="rA"/></p:sldIdLst></p:presentation>"#
+    );
+    let bytes = zip(&[
+        (
+            "_rels/.rels",
+            rels(&[("r1", "officeDocument", "ppt/presentation.xml")]).as_bytes(),
+        ),
+        ("ppt/presentation.xml", pres.as_bytes()),
+        (
+            "ppt/_rels/presentation.xml.rels",
+            rels(&[("rA", "slide", "slides/slide1.xml")]).as_bytes(),
+        ),
+        ("ppt/slides/slide1.xml", slide.as_bytes()),
+    ]);
+    let input = Input {
+        bytes: &bytes,
+        file_name: "d.pptx",
+        mime: "x",
+    };
+    let doc = PptxConverter
+        .convert(&input, &mut Context::new())
+        .expect("converts");
+    assert_eq!(doc.parts[0].name.as_deref(), Some("Deep"));
+}

@@ -239,7 +239,11 @@ impl<'a, 'c> Interp<'a, 'c> {
             self.group_end();
         }
         let mut flows = std::mem::take(&mut self.flows);
-        let body = flows.drain(..1).next().unwrap_or_default();
+        let body = if flows.is_empty() {
+            Flow::default()
+        } else {
+            flows.remove(0)
+        };
         let mut blocks = body.finish();
         blocks.append(&mut self.notes);
         if let Some(k) = &self.info.keywords {

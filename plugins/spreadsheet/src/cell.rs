@@ -51,6 +51,9 @@ pub fn plain_number(v: f64) -> String {
 
 /// ISO 8601 for a serial date-time: a date, a time, or both, by what the value holds.
 pub fn iso_datetime(serial: f64, date1904: bool) -> String {
+    if !(0.0..crate::numfmt::MAX_SERIAL).contains(&serial) {
+        return plain_number(serial);
+    }
     let dt = calamine::ExcelDateTime::new(serial, calamine::ExcelDateTimeType::DateTime, date1904);
     let (y, mo, d, h, mi, s, ms) = dt.to_ymd_hms_milli();
     let mut out = String::with_capacity(19);
@@ -75,7 +78,7 @@ pub fn iso_datetime(serial: f64, date1904: bool) -> String {
 pub fn duration(serial: f64) -> String {
     let secs = (serial * 86_400.0).round() as i64;
     let sign = if secs < 0 { "-" } else { "" };
-    let secs = secs.abs();
+    let secs = secs.unsigned_abs();
     format!(
         "{sign}{}:{:02}:{:02}",
         secs / 3600,
@@ -153,5 +156,7 @@ mod tests {
         assert_eq!(iso_datetime(45000.5, false), "2023-03-15T12:00:00");
         assert_eq!(iso_datetime(0.25, false), "06:00:00");
         assert_eq!(duration(1.5), "36:00:00");
+        assert_eq!(duration(-1e300), "-2562047788015215:30:08");
+        assert_eq!(iso_datetime(1e20, false), "100000000000000000000");
     }
 }

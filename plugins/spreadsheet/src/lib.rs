@@ -74,12 +74,15 @@ impl Converter for SpreadsheetConverter {
     }
 }
 
-/// Which ZIP-based workbook this is, by its parts.
+/// Which ZIP-based workbook this is, by its parts (names from the central directory).
 fn zip_kind(bytes: &[u8]) -> workbook::Kind {
-    let has = |name: &[u8]| bytes.windows(name.len()).any(|w| w == name);
-    if has(b"xl/workbook.bin") {
+    let names: Vec<String> = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        .map(|z| z.file_names().map(str::to_owned).collect())
+        .unwrap_or_default();
+    let has = |name: &str| names.iter().any(|n| n.eq_ignore_ascii_case(name));
+    if has("xl/workbook.bin") {
         workbook::Kind::Xlsb
-    } else if has(b"content.xml") && !has(b"xl/") {
+    } else if has("content.xml") && !has("xl/workbook.xml") {
         workbook::Kind::Ods
     } else {
         workbook::Kind::Xlsx

@@ -10,7 +10,7 @@ use crate::numfmt::NumFmt;
 use crate::{xls, xlsx};
 use calamine::{Data, Ods, Range, Reader, Xls, Xlsb, Xlsx};
 use quire_plugin_api::{
-    Block, Context, Document, DocumentKind, Error, ErrorKind, Grid, Metadata, Part, Result,
+    Block, Context, Document, DocumentKind, Error, ErrorKind, Grid, Part, Result,
 };
 use std::collections::HashMap;
 use std::io::Cursor;
@@ -216,10 +216,15 @@ where
         doc.parts.push(part);
         ctx.progress(i as u64 + 1, total);
     }
-    let meta: &mut Metadata = &mut doc.metadata;
-    meta.extra
-        .insert("sheet_names".into(), names.clone().into());
     Ok(())
+}
+
+fn is_blank(d: &Data) -> bool {
+    match d {
+        Data::Empty => true,
+        Data::String(s) => s.trim().is_empty(),
+        _ => false,
+    }
 }
 
 fn to_grid(
@@ -233,6 +238,12 @@ fn to_grid(
         return Ok(grid);
     };
     let width = range.width();
+    // leading columns with nothing in any row are dropped (calamine may start a range at A)
+    let skip = range
+        .rows()
+        .filter_map(|row| row.iter().position(|d| !is_blank(d)))
+        .min()
+        .unwrap_or(0);
     let mut cells: Vec<String> = vec![String::new(); width];
     let mut pending_empty = 0usize;
     let lookup = formats.cells.filter(|m| !m.is_empty());
@@ -241,7 +252,7 @@ fn to_grid(
             ctx.check()?;
         }
         let mut last = None;
-        for (ci, value) in row.iter().enumerate() {
+        for (ci, value) in row.iter().enumerate().skip(skip) {
             let fmt = lookup
                 .and_then(|m| m.get(&(r0 + ri as u32, c0 + ci as u32)))
                 .and_then(|&i| formats.formats.get(i));
@@ -263,7 +274,7 @@ fn to_grid(
             }
         }
         pending_empty = 0;
-        grid.push_row(cells[..=last].iter());
+        grid.push_row(cells[skip..=last].iter());
     }
     Ok(grid)
 }

@@ -163,10 +163,11 @@ pub fn without_macro_sheets(bytes: &[u8], limits: &Limits) -> Result<Option<Vec<
     loop {
         let start = reader.buffer_position() as usize;
         match reader.read_event() {
-            Ok(Event::Empty(e)) if e.local_name().as_ref() == b"sheet" => {
-                if attr(&e, b"id").is_some_and(|id| macro_ids.contains(&id)) {
-                    cuts.push((start, reader.buffer_position() as usize));
-                }
+            Ok(Event::Empty(e))
+                if e.local_name().as_ref() == b"sheet"
+                    && attr(&e, b"id").is_some_and(|id| macro_ids.contains(&id)) =>
+            {
+                cuts.push((start, reader.buffer_position() as usize));
             }
             Ok(Event::Eof) | Err(_) => break,
             _ => {}

@@ -21,6 +21,16 @@ pub fn zip(entries: &[(&str, Vec<u8>)]) -> Vec<u8> {
 
 /// A workbook with the given sheets (name, sheetData inner XML, extra XML after sheetData).
 pub fn xlsx(sheets: &[(&str, String, &str)], shared: &[&str]) -> Vec<u8> {
+    let entries = xlsx_entries(sheets, shared);
+    let refs: Vec<(&str, Vec<u8>)> = entries
+        .iter()
+        .map(|(n, d)| (n.as_str(), d.clone()))
+        .collect();
+    zip(&refs)
+}
+
+/// The parts of a workbook, by name.
+pub fn xlsx_entries(sheets: &[(&str, String, &str)], shared: &[&str]) -> Vec<(String, Vec<u8>)> {
     let mut wb = format!(r#"<workbook {NS}><workbookPr/><sheets>"#);
     let mut rels = String::from(
         r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">"#,
@@ -70,7 +80,10 @@ pub fn xlsx(sheets: &[(&str, String, &str)], shared: &[&str]) -> Vec<u8> {
     for (name, xml) in names.iter().zip(sheet_xml) {
         entries.push((name.as_str(), xml.into_bytes()));
     }
-    zip(&entries)
+    entries
+        .into_iter()
+        .map(|(n, d)| (n.to_owned(), d))
+        .collect()
 }
 
 fn convert(bytes: &[u8], mime: &str, name: &str) -> quire_plugin_api::Result<Document> {
@@ -250,4 +263,60 @@ fn csv_sniffs_decodes_and_keeps_text() {
 
     let doc = convert(b"", "text/csv", "e.csv").expect("empty");
     assert!(doc.parts[0].blocks.is_empty());
+}
+
+#[test]
+fn excel4_macro_sheets_are_dropped_not_fatal() {
+    let data = r#"<row r="1"><c r="A1"><v>1</v></c></row>"#;
+    let mut entries = xlsx_entries(
+        &[("Data", data.into(), ""), ("Macro1", data.into(), "")],
+        &[],
+    );
+    for (name, bytes) in &mut entries {
+        if name == "xl/_rels/workbook.xml.rels" {
+            let text = String::from_utf8(bytes.clone()).expect("utf8");
+            *bytes = text
+                .replace("worksheets/sheet2.xml", "macrosheets/sheet2.xml")
+                .into_bytes();
+        }
+        if name == "xl/worksheets/sheet2.xml" {
+            *name = "xl/macrosheets/sheet2.xml".into();
+        }
+    }
+    let refs: Vec<(&str, Vec<u8>)> = entries
+        .iter()
+        .map(|(n, d)| (n.as_str(), d.clone()))
+        .collect();
+    let doc = convert(&zip(&refs), XLSX, "m.xlsm").expect("converts without the macro sheet");
+    assert_eq!(doc.parts.len(), 1);
+    assert_eq!(doc.parts[0].name.as_deref(), Some("Data"));
+}
+
+#[test]
+fn ods_sheets_convert() {
+    let content = r#"<?xml version="1.0" encoding="UTF-8"?>
+<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2">
+<office:body><office:spreadsheet>
+<table:table table:name="Prices"><table:table-row><table:table-cell office:value-type="string"><text:p>item</text:p></table:table-cell><table:table-cell office:value-type="string"><text:p>price</text:p></table:table-cell></table:table-row>
+<table:table-row><table:table-cell office:value-type="string"><text:p>tea</text:p></table:table-cell><table:table-cell office:value-type="float" office:value="0.1"><text:p>0.1</text:p></table:table-cell></table:table-row></table:table>
+<table:table table:name="Blank"/>
+</office:spreadsheet></office:body></office:document-content>"#;
+    let manifest = r#"<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/><manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>"#;
+    let bytes = zip(&[
+        (
+            "mimetype",
+            b"application/vnd.oasis.opendocument.spreadsheet".to_vec(),
+        ),
+        ("META-INF/manifest.xml", manifest.as_bytes().to_vec()),
+        ("content.xml", content.as_bytes().to_vec()),
+    ]);
+    let doc = convert(
+        &bytes,
+        "application/vnd.oasis.opendocument.spreadsheet",
+        "t.ods",
+    )
+    .expect("ods");
+    assert_eq!(doc.parts.len(), 2);
+    assert_eq!(rows(&doc, 0), [["item", "price"], ["tea", "0.1"]]);
+    assert!(doc.parts[1].blocks.is_empty());
 }

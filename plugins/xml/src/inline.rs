@@ -74,7 +74,7 @@ impl Runs {
 /// Appends the content of `el` (not its own tag) to `runs`.
 pub fn flatten(el: &Element<'_>, mixed: bool, style: Style, runs: &mut Runs) {
     let mixed = mixed || el.has_text;
-    let sup = el.local() == "sup";
+    let sup = el.is(names::SUP);
     for child in &el.children {
         flatten_child(child, mixed, sup, style, runs);
     }
@@ -91,26 +91,25 @@ pub fn flatten_child(child: &Node<'_>, mixed: bool, sup: bool, style: Style, run
             }
         }
         Node::Element(c) => {
-            let local = c.local();
-            let blockish = names::is_blockish(local);
-            if !mixed || blockish {
+            let blockish = c.is(names::BLOCKISH);
+            if !mixed || blockish || c.space_before {
                 runs.space();
             }
-            if local == "break" || local == "br" {
+            if c.is(names::BREAK) {
                 runs.space();
                 return;
             }
             let mut s = style;
-            if names::is_bold(local) {
+            if c.is(names::BOLD) {
                 s.bold = true;
             }
-            if names::is_italic(local) {
+            if c.is(names::ITALIC) {
                 s.italic = true;
             }
-            if names::is_strike(local) {
+            if c.is(names::STRIKE) {
                 s.strike = true;
             }
-            let href = if names::is_link(local) {
+            let href = if c.is(names::LINK) {
                 c.attr("href").filter(|h| !h.trim().is_empty())
             } else {
                 None

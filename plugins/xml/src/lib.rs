@@ -17,7 +17,7 @@ use quire_plugin_api::{
 
 /// Upper bound on nesting whatever the configuration says: the tree is walked and dropped
 /// recursively, so the depth must stay well inside a worker thread's stack.
-const HARD_MAX_DEPTH: u32 = 2_000;
+const HARD_MAX_DEPTH: u32 = 1_024;
 
 pub const DESCRIPTOR: ConverterDescriptor = ConverterDescriptor {
     id: "xml",
@@ -40,21 +40,28 @@ pub struct XmlConverter;
 
 impl Converter for XmlConverter {
     fn convert(&self, input: &Input<'_>, ctx: &mut Context<'_>) -> Result<Document> {
-        let declared = tree::declared_encoding(input.bytes);
-        let decoded = text::decode(input.bytes, declared.as_deref());
-        if decoded.had_errors {
-            ctx.warn("Some bytes were not valid in the document's encoding and were replaced.");
-        }
+        // Valid UTF-8 without a BOM (the common case) is parsed in place, without a copy.
+        let owned;
+        let (source, encoding): (&str, &str) = match std::str::from_utf8(input.bytes) {
+            Ok(s) if !s.starts_with('\u{feff}') => (s, "UTF-8"),
+            _ => {
+                let declared = tree::declared_encoding(input.bytes);
+                owned = text::decode(input.bytes, declared.as_deref());
+                if owned.had_errors {
+                    ctx.warn(
+                        "Some bytes were not valid in the document's encoding and were replaced.",
+                    );
+                }
+                (owned.text.as_str(), owned.encoding)
+            }
+        };
         let max_depth = ctx.limits.max_depth.min(HARD_MAX_DEPTH) as usize;
         let mut warnings = Vec::new();
         let roots = {
             let ctx_ref: &Context<'_> = ctx;
-            tree::parse(
-                &decoded.text,
-                max_depth,
-                &mut || ctx_ref.check(),
-                &mut |w| warnings.push(w),
-            )?
+            tree::parse(source, max_depth, &mut || ctx_ref.check(), &mut |w| {
+                warnings.push(w)
+            })?
         };
         for w in warnings {
             ctx.warn(w);
@@ -75,7 +82,7 @@ impl Converter for XmlConverter {
         doc.metadata.title = title;
         doc.metadata.extra.insert(
             "encoding".into(),
-            serde_json::Value::String(decoded.encoding.into()),
+            serde_json::Value::String(encoding.into()),
         );
         if let [root] = roots.as_slice() {
             doc.metadata.extra.insert(

@@ -2,9 +2,54 @@
 //!
 //! The lists cover XHTML, JATS (journal articles), USPTO patent XML, DocBook, TEI, RSS/Atom
 //! and CALS tables; anything else falls back to the generic data rendering.
+//!
+//! An element's name is classified once, when it is parsed ([`classify`]), into a set of
+//! [`Kind`] bits; the renderer then tests bits instead of comparing strings again and again.
+
+/// Bits of an element's role, from its local name.
+pub type Kind = u16;
+pub const TITLE: Kind = 1;
+pub const PROSE: Kind = 1 << 1;
+pub const FLAT: Kind = 1 << 2;
+pub const LIST: Kind = 1 << 3;
+pub const LIST_ITEM: Kind = 1 << 4;
+pub const TABLE: Kind = 1 << 5;
+pub const BOLD: Kind = 1 << 6;
+pub const ITALIC: Kind = 1 << 7;
+pub const STRIKE: Kind = 1 << 8;
+pub const LINK: Kind = 1 << 9;
+pub const BLOCK_IN_PARAGRAPH: Kind = 1 << 10;
+pub const BLOCKISH: Kind = 1 << 11;
+pub const SUP: Kind = 1 << 12;
+pub const BREAK: Kind = 1 << 13;
+
+/// The role bits of an element named `local` (with namespace `prefix`).
+pub fn classify(local: &str, prefix: Option<&str>) -> Kind {
+    let mut k = 0;
+    let mut set = |cond: bool, bit: Kind| {
+        if cond {
+            k |= bit;
+        }
+    };
+    set(is_title(local), TITLE);
+    set(is_prose(local), PROSE);
+    set(is_flat(local, prefix), FLAT);
+    set(is_list(local), LIST);
+    set(is_list_item(local), LIST_ITEM);
+    set(is_table(local), TABLE);
+    set(is_bold(local), BOLD);
+    set(is_italic(local), ITALIC);
+    set(is_strike(local), STRIKE);
+    set(is_link(local), LINK);
+    set(is_block_in_paragraph(local), BLOCK_IN_PARAGRAPH);
+    set(is_blockish(local), BLOCKISH);
+    set(local == "sup", SUP);
+    set(local == "break" || local == "br", BREAK);
+    k
+}
 
 /// Elements whose text is a heading of the enclosing element.
-pub fn is_title(local: &str) -> bool {
+fn is_title(local: &str) -> bool {
     matches!(
         local,
         "title"
@@ -24,7 +69,7 @@ pub fn is_title(local: &str) -> bool {
 }
 
 /// Leaf elements whose text is prose (a paragraph), not a named value.
-pub fn is_prose(local: &str) -> bool {
+fn is_prose(local: &str) -> bool {
     matches!(
         local,
         "p" | "para"
@@ -61,7 +106,7 @@ pub fn is_prose(local: &str) -> bool {
 }
 
 /// Elements rendered as one flattened paragraph whatever their structure.
-pub fn is_flat(local: &str, prefix: Option<&str>) -> bool {
+fn is_flat(local: &str, prefix: Option<&str>) -> bool {
     prefix == Some("mml")
         || matches!(
             local,
@@ -80,34 +125,34 @@ pub fn is_flat(local: &str, prefix: Option<&str>) -> bool {
         )
 }
 
-pub fn is_list(local: &str) -> bool {
+fn is_list(local: &str) -> bool {
     matches!(
         local,
         "list" | "ul" | "ol" | "itemizedlist" | "orderedlist" | "simplelist"
     )
 }
 
-pub fn is_list_item(local: &str) -> bool {
+fn is_list_item(local: &str) -> bool {
     matches!(local, "list-item" | "li" | "listitem" | "item" | "member")
 }
 
-pub fn is_table(local: &str) -> bool {
+fn is_table(local: &str) -> bool {
     matches!(local, "table" | "informaltable")
 }
 
-pub fn is_bold(local: &str) -> bool {
+fn is_bold(local: &str) -> bool {
     matches!(local, "bold" | "b" | "strong")
 }
 
-pub fn is_italic(local: &str) -> bool {
+fn is_italic(local: &str) -> bool {
     matches!(local, "italic" | "i" | "em" | "emphasis" | "hi")
 }
 
-pub fn is_strike(local: &str) -> bool {
+fn is_strike(local: &str) -> bool {
     matches!(local, "strike" | "del" | "s")
 }
 
-pub fn is_link(local: &str) -> bool {
+fn is_link(local: &str) -> bool {
     matches!(
         local,
         "ext-link" | "uri" | "a" | "link" | "ulink" | "self-uri"
@@ -115,7 +160,7 @@ pub fn is_link(local: &str) -> bool {
 }
 
 /// Elements that break a paragraph when they appear inside mixed content.
-pub fn is_block_in_paragraph(local: &str) -> bool {
+fn is_block_in_paragraph(local: &str) -> bool {
     matches!(
         local,
         "list"
@@ -135,7 +180,7 @@ pub fn is_block_in_paragraph(local: &str) -> bool {
 }
 
 /// Elements that stand apart from their neighbours even when flattened into one line.
-pub fn is_blockish(local: &str) -> bool {
+fn is_blockish(local: &str) -> bool {
     matches!(
         local,
         "p" | "para"

@@ -70,20 +70,19 @@ impl<'c> Renderer<'c> {
         if self.visited % 2048 == 0 {
             (self.check)()?;
         }
-        let local = el.local();
-        if names::is_title(local) && (el.has_text || el.is_leaf()) {
+        if el.is(names::TITLE) && (el.has_text || el.is_leaf()) {
             return self.heading(el, level);
         }
-        if names::is_table(local) {
+        if el.is(names::TABLE) {
             if let Some(t) = table::build(el) {
                 self.push(Block::Table(t));
             }
             return Ok(());
         }
-        if names::is_list(local) {
+        if el.is(names::LIST) {
             return self.list(el, level);
         }
-        if names::is_flat(local, el.prefix()) {
+        if el.is(names::FLAT) {
             let mut runs = Runs::default();
             flatten(el, false, Style::PLAIN, &mut runs);
             if runs.has_text() {
@@ -113,7 +112,7 @@ impl<'c> Renderer<'c> {
         if el.local() == "caption" {
             // A caption's title labels a figure or table; it is not a section heading.
             for c in el.elements() {
-                if names::is_title(c.local()) {
+                if c.is(names::TITLE) {
                     let mut runs = Runs::default();
                     flatten(c, false, Style::BOLD, &mut runs);
                     if runs.has_text() {
@@ -127,7 +126,7 @@ impl<'c> Renderer<'c> {
         }
         let owns_title = el
             .elements()
-            .any(|c| names::is_title(c.local()) && (c.has_text || c.is_leaf()));
+            .any(|c| c.is(names::TITLE) && (c.has_text || c.is_leaf()));
         let seen_before = self.first_heading_seen;
         let child_level = if owns_title {
             level.saturating_add(1)
@@ -135,7 +134,7 @@ impl<'c> Renderer<'c> {
             level
         };
         for c in el.elements() {
-            if names::is_title(c.local()) && (c.has_text || c.is_leaf()) {
+            if c.is(names::TITLE) && (c.has_text || c.is_leaf()) {
                 self.element(c, level)?;
             } else {
                 self.element(c, child_level)?;
@@ -155,9 +154,9 @@ impl<'c> Renderer<'c> {
         }
         let content = runs.finish();
         if self.title.is_none() {
-            let t = quire_plugin_api::text::fold_whitespace(&el.text());
+            let t = el.folded_text();
             if !t.is_empty() {
-                self.title = Some(t);
+                self.title = Some(t.into_owned());
             }
         }
         self.first_heading_seen = true;
@@ -171,14 +170,14 @@ impl<'c> Renderer<'c> {
         let mut runs = Runs::default();
         for child in &el.children {
             match child {
-                Node::Element(c) if names::is_block_in_paragraph(c.local()) => {
+                Node::Element(c) if c.is(names::BLOCK_IN_PARAGRAPH) => {
                     if runs.has_text() {
                         self.push(Block::Paragraph(std::mem::take(&mut runs).finish()));
                     }
                     runs = Runs::default();
                     self.element(c, level)?;
                 }
-                _ => flatten_child(child, true, el.local() == "sup", Style::PLAIN, &mut runs),
+                _ => flatten_child(child, true, el.is(names::SUP), Style::PLAIN, &mut runs),
             }
         }
         if runs.has_text() {
@@ -188,25 +187,24 @@ impl<'c> Renderer<'c> {
     }
 
     fn leaf(&mut self, el: &Element<'_>) -> Result<()> {
-        let text = el.text();
-        let trimmed = text.trim();
-        if trimmed.is_empty() {
-            if !el.attrs.is_empty() {
+        let text = el.folded_text();
+        if text.is_empty() {
+            // An empty element is worth a line only when an attribute says something
+            // (`<link href=…/>`), not when it merely points elsewhere (`<xref rid=…/>`).
+            if el.attrs.iter().any(|(k, _)| !is_reference_attr(k)) {
                 let item = data_item(el);
                 self.pending.push(item);
             }
             return Ok(());
         }
         if el.html {
-            for p in html_paragraphs(trimmed) {
+            for p in html_paragraphs(&text) {
                 self.push(Block::text(p));
             }
             return Ok(());
         }
-        if names::is_prose(el.local()) {
-            self.push(Block::text(quire_plugin_api::text::fold_whitespace(
-                trimmed,
-            )));
+        if el.is(names::PROSE) {
+            self.push(Block::text(text.into_owned()));
         } else {
             let item = data_item(el);
             self.pending.push(item);
@@ -230,19 +228,19 @@ impl<'c> Renderer<'c> {
             );
         let mut items = Vec::new();
         for c in el.elements() {
-            if names::is_title(c.local()) {
+            if c.is(names::TITLE) {
                 self.element(c, level)?;
                 continue;
             }
             let saved_out = std::mem::take(&mut self.out);
             let saved_pending = std::mem::take(&mut self.pending);
-            let rendered = if names::is_list_item(c.local()) && c.is_leaf() {
-                let text = quire_plugin_api::text::fold_whitespace(&c.text());
+            let rendered = if c.is(names::LIST_ITEM) && c.is_leaf() {
+                let text = c.folded_text().into_owned();
                 if !text.is_empty() {
                     self.out.push(Block::text(text));
                 }
                 Ok(())
-            } else if names::is_list_item(c.local()) && !c.has_text {
+            } else if c.is(names::LIST_ITEM) && !c.has_text {
                 c.elements().try_for_each(|cc| self.element(cc, level))
             } else {
                 self.element(c, level)
@@ -269,18 +267,29 @@ impl<'c> Renderer<'c> {
     }
 }
 
+/// Attributes that identify or point and mean nothing to a reader on their own.
+fn is_reference_attr(name: &str) -> bool {
+    let local = name.rsplit(':').next().unwrap_or(name);
+    name.starts_with("xmlns")
+        || matches!(
+            local,
+            "id" | "rid" | "idref" | "ref-type" | "type" | "class" | "style" | "lang" | "num"
+        )
+}
+
 /// A leaf or a data container as a `name: value` item (containers nest their children).
 fn data_item(el: &Element<'_>) -> ListItem {
     let label = Inline::styled(el.local().to_owned(), Style::BOLD);
     if el.is_leaf() {
-        let text = quire_plugin_api::text::fold_whitespace(&el.text());
-        let value = if text.is_empty() {
+        let text = el.folded_text();
+        let value: std::borrow::Cow<'_, str> = if text.is_empty() {
             el.attrs
                 .iter()
                 .filter(|(k, _)| !k.starts_with("xmlns"))
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect::<Vec<_>>()
                 .join(", ")
+                .into()
         } else {
             text
         };
@@ -330,7 +339,8 @@ fn records_table(el: &Element<'_>) -> Option<Table> {
         }
         count += 1;
     }
-    if count < 2 {
+    // One column is a list in disguise (and usually prose), not a table.
+    if count < 2 || columns.len() < 2 {
         return None;
     }
     let mut rows = vec![columns.iter().map(|c| Cell::text(*c)).collect::<Vec<_>>()];
@@ -342,7 +352,7 @@ fn records_table(el: &Element<'_>) -> Option<Table> {
                     let values: Vec<String> = rec
                         .elements()
                         .filter(|f| f.local() == *col)
-                        .map(|f| quire_plugin_api::text::fold_whitespace(&f.text()))
+                        .map(|f| f.folded_text().into_owned())
                         .collect();
                     Cell::text(values.join("; "))
                 })

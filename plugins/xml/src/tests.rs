@@ -125,10 +125,7 @@ fn declared_encoding_is_honoured() {
 #[test]
 fn data_is_the_tree_and_errors_are_clear() {
     let doc = convert("<a x='1'>t</a>").unwrap();
-    assert_eq!(
-        doc.data,
-        Some(serde_json::json!({"name": "a", "attributes": {"x": "1"}, "children": ["t"]}))
-    );
+    assert_eq!(doc.data, Some(serde_json::json!(["a", {"x": "1"}, "t"])));
     assert_eq!(doc.kind, DocumentKind::StructuredData);
     assert_eq!(doc.type_label, "XML Document");
     let e = convert("<a></b>").unwrap_err();
@@ -138,4 +135,18 @@ fn data_is_the_tree_and_errors_are_clear() {
         convert("{\"json\": 1}").unwrap_err().kind(),
         ErrorKind::Malformed
     );
+}
+
+#[test]
+fn deep_but_allowed_nesting_converts() {
+    // 500 levels (the default limit is 512) on a test thread's small stack.
+    let xml = format!(
+        "{}<p>deep</p>{}",
+        "<d><x>".repeat(250),
+        "</x></d>".repeat(250)
+    );
+    let doc = convert(&xml).unwrap();
+    assert!(doc.data.is_some());
+    let xml = format!("{}text{}", "<a>".repeat(500), "</a>".repeat(500));
+    assert!(convert(&xml).is_ok());
 }

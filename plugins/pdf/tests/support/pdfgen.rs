@@ -42,6 +42,8 @@ pub struct Page {
     pub texts: Vec<Text>,
     pub pictures: Vec<Picture>,
     pub link: Option<(f32, f32, f32, f32, String)>,
+    /// Stroked straight lines `(x0, y0, x1, y1)`.
+    pub lines: Vec<(f32, f32, f32, f32)>,
 }
 
 pub struct Info<'a> {
@@ -109,6 +111,9 @@ pub fn pdf(pages: &[Page], info: Option<Info<'_>>) -> Vec<u8> {
                 t.y,
                 escape(&t.text)
             ));
+        }
+        for (x0, y0, x1, y1) in &page.lines {
+            content.push_str(&format!("0.5 w {x0} {y0} m {x1} {y1} l S\n"));
         }
         let mut xobjects = String::new();
         for (k, p) in page.pictures.iter().enumerate() {

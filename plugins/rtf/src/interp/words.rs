@@ -176,8 +176,10 @@ impl Interp<'_, '_> {
             b"i" => self.cur.style.italic = on,
             b"strike" | b"striked" => self.cur.style.strike = on,
             b"plain" => {
+                // Character formatting back to defaults, the font included (\deff).
                 self.cur.style = Style::PLAIN;
                 self.cur.hidden = false;
+                self.cur.font = None;
             }
             b"v" => self.cur.hidden = on,
             b"uc" => self.cur.uc = param.clamp(0, 16) as u32,

@@ -2,6 +2,9 @@
 
 use super::{Section, Tok};
 
+/// Serial number of 10000-01-01, the first day Excel cannot show.
+pub(crate) const MAX_SERIAL: f64 = 2_958_466.0;
+
 const MONTHS: [&str; 12] = [
     "January",
     "February",
@@ -39,6 +42,10 @@ fn weekday(y: i64, m: u32, d: u32) -> usize {
 }
 
 pub(super) fn format_date(section: &Section, value: f64, date1904: bool) -> String {
+    // Excel dates run from 1900 to 9999; outside that the serial is shown as a number
+    if !(0.0..MAX_SERIAL).contains(&value) {
+        return crate::cell::plain_number(value);
+    }
     let toks = &section.tokens;
     let subsec = toks.iter().find_map(|t| match t {
         Tok::SubSec(n) => Some(*n),

@@ -12,6 +12,7 @@ mod date;
 mod number;
 
 use date::format_date;
+pub(crate) use date::MAX_SERIAL;
 use number::{format_number, render_literals};
 
 #[derive(Debug, Clone)]
@@ -467,8 +468,15 @@ mod tests {
         assert_eq!(f(builtin(8).unwrap_or_default(), -1599.99), "($1,599.99)");
         assert_eq!(f("0.00%", 0.025), "2.50%");
         assert_eq!(f("0%", 0.4), "40%");
+        assert_eq!(f("0%", 0.025), "3%");
+        assert_eq!(f("0.0", 0.25), "0.3");
         assert_eq!(f("0.00E+00", 198356388.0), "1.98E+08");
         assert_eq!(f("# ?/?", 2.5), "2 1/2");
+        assert_eq!(f("# ?/?", 0.3333), "1/3");
+        assert_eq!(f("# ??/??", 2.14159), "2 14/99");
+        assert_eq!(f("# ???/???", std::f64::consts::PI), "3 16/113");
+        assert_eq!(f("# ?/8", 1.3), "1 2/8");
+        assert_eq!(f("# ?/?", 5.0), "5");
         assert_eq!(
             f("0\\ \"dollars and\"\\ .00\\ \"cents\"", 19.99),
             "19 dollars and .99 cents"
@@ -498,5 +506,28 @@ mod tests {
         assert_eq!(f("[h]:mm:ss", 1.5), "36:00:00");
         assert_eq!(f("yyyy-mm-dd", 45000.0), "2023-03-15");
         assert_eq!(f("mm:ss.0", 0.5 / 86400.0), "00:00.5");
+    }
+
+    #[test]
+    fn arbitrary_formats_never_panic() {
+        let alphabet: Vec<char> = "0#?.,%E+-/;@\"_*[]$hmsdyAMPap :\\Gg ".chars().collect();
+        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..20_000 {
+            let len = (next() % 16) as usize;
+            let code: String = (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .collect();
+            let fmt = NumFmt::parse(&code);
+            for v in [0.0, -1.5, 2.5, 1e20, -1e-20, 45000.25, 1e308, -0.0] {
+                let _ = fmt.format(v, false);
+            }
+            let _ = fmt.format_text("x");
+        }
     }
 }

@@ -97,7 +97,14 @@ pub(super) fn format_number(section: &Section, mut value: f64) -> String {
             value /= 10f64.powi(int_places);
         }
     }
-    let text = format!("{:.*}", frac_places, value.abs());
+    // Excel rounds half away from zero (2.5 → 3); `format!` alone rounds half to even
+    let scaled = value.abs() * 10f64.powi(frac_places as i32);
+    let shown = if scaled < 1e15 {
+        scaled.round() / 10f64.powi(frac_places as i32)
+    } else {
+        value.abs()
+    };
+    let text = format!("{:.*}", frac_places, shown);
     let (int_digits, frac_digits) = text.split_once('.').unwrap_or((&text, ""));
     let int_digits = if int_digits == "0" { "" } else { int_digits };
 
@@ -297,17 +304,47 @@ fn format_fraction(toks: &[Tok], slash: usize, value: f64) -> String {
     out
 }
 
-/// The closest fraction with a denominator up to `max_den` (at most 9999, tried in turn).
+/// The closest fraction with a denominator up to `max_den`, from the continued fraction of
+/// `x` (convergents, then the best semiconvergent at the bound): a few steps, not a search.
 fn best_fraction(x: f64, max_den: u64) -> (u64, u64) {
-    let mut best = (x.round() as u64, 1u64);
-    let mut best_err = (x - best.0 as f64).abs();
-    for d in 2..=max_den {
-        let n = (x * d as f64).round();
-        let err = (x - n / d as f64).abs();
-        if err < best_err - 1e-12 {
-            best = (n as u64, d);
-            best_err = err;
+    let (mut h0, mut h1, mut k0, mut k1) = (0u64, 1u64, 1u64, 0u64);
+    let mut v = x.max(0.0);
+    for _ in 0..64 {
+        let a = v.floor();
+        if a > 1e15 {
+            break;
         }
+        let a = a as u64;
+        let (h2, k2) = (
+            a.saturating_mul(h1).saturating_add(h0),
+            a.saturating_mul(k1).saturating_add(k0),
+        );
+        if k2 > max_den {
+            // the largest t keeping the denominator in bounds; keep whichever is closer
+            let t = max_den.saturating_sub(k0).checked_div(k1).unwrap_or(0);
+            let (hs, ks) = (t * h1 + h0, t * k1 + k0);
+            let err = |h: u64, k: u64| {
+                if k == 0 {
+                    f64::MAX
+                } else {
+                    (x - h as f64 / k as f64).abs()
+                }
+            };
+            if ks > 0 && err(hs, ks) < err(h1, k1) {
+                return (hs, ks);
+            }
+            break;
+        }
+        (h0, h1, k0, k1) = (h1, h2, k1, k2);
+        let frac = v - a as f64;
+        if frac < 1e-12 {
+            break;
+        }
+        v = 1.0 / frac;
     }
-    best
+    if k1 == 0 {
+        (x.round() as u64, 1)
+    } else {
+        (h1, k1)
+    }
 }

@@ -1,4 +1,4 @@
-//! Times pathological nesting (release): `cargo run --release -p quire-plugin-html --example deep`.
+//! Times pathological nesting (release): `cargo run --release -p quire-plugin-html --example deep_html`.
 
 use quire_plugin_api::{Context, Converter, Input};
 use quire_plugin_html::HtmlConverter;

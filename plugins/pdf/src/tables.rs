@@ -1,0 +1,255 @@
+//! Ruled tables: grids of horizontal and vertical rules, and the words inside their cells.
+//!
+//! Rules that touch each other form a component; a component with at least two distinct
+//! horizontal and two distinct vertical positions spans a grid of cells. Words whose centre
+//! falls in a cell become that cell's text (lines joined by spaces); they are taken out of
+//! the page's runs and the table takes their place in the reading order as one object.
+//! Tables without rules (aligned columns) are read row by row as text: a pipe table built
+//! from a guess splits phrases that belong together far more often than it helps.
+
+use crate::geom::Rect;
+use crate::layout::{Item, Word};
+use quire_plugin_api::{Cell, Inline, Table};
+
+/// Rules closer than this (points) touch.
+const TOUCH: f32 = 3.0;
+/// Positions closer than this (points) are one grid line.
+const SAME_LINE: f32 = 2.5;
+
+/// Finds ruled tables, removes their words from `items`, and returns each with its box.
+pub fn extract(rules: &[Rect], items: &mut Vec<Item>) -> Vec<(Rect, Table)> {
+    if rules.len() < 4 {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (xs, ys) in grids(rules) {
+        let bbox = Rect::new(xs[0], ys[0], xs[xs.len() - 1], ys[ys.len() - 1]);
+        let (rows, cols) = (ys.len() - 1, xs.len() - 1);
+        let mut cells: Vec<Vec<Vec<Word>>> = vec![vec![Vec::new(); cols]; rows];
+        let mut taken = 0usize;
+        let (mut runs_inside, mut runs_crossing) = (0usize, 0usize);
+        for item in items.iter() {
+            let Item::Run(run) = item else { continue };
+            if run.rect.v_overlap(&bbox) <= 0.0 {
+                continue;
+            }
+            let mut first_cell = None;
+            let mut crosses = false;
+            for w in &run.words {
+                if let Some((r, c)) = cell_of(&w.rect, &xs, &ys) {
+                    cells[r][c].push(w.clone());
+                    taken += 1;
+                    match first_cell {
+                        None => first_cell = Some((r, c)),
+                        Some(f) if f != (r, c) => crosses = true,
+                        Some(_) => {}
+                    }
+                }
+            }
+            if first_cell.is_some() {
+                runs_inside += 1;
+                runs_crossing += usize::from(crosses);
+            }
+        }
+        // Text that runs across the rules means the rules frame a layout, not cells.
+        if runs_crossing * 10 > runs_inside {
+            continue;
+        }
+        let filled: usize = cells.iter().flatten().filter(|c| !c.is_empty()).count();
+        let rows_used = cells
+            .iter()
+            .filter(|r| r.iter().any(|c| !c.is_empty()))
+            .count();
+        let cols_used = (0..cols)
+            .filter(|&c| cells.iter().any(|r| !r[c].is_empty()))
+            .count();
+        // A framed paragraph or a single boxed label is not a table; nor is a page of boxes
+        // holding whole paragraphs.
+        let lines: usize = cells.iter().flatten().map(|c| line_count(c)).sum();
+        if taken == 0 || rows_used < 2 || cols_used < 2 || filled < 3 || lines * 2 > filled * 5 {
+            continue;
+        }
+        remove_words(items, &xs, &ys);
+        let table = Table {
+            header_rows: 1,
+            rows: cells
+                .into_iter()
+                .filter(|r| r.iter().any(|c| !c.is_empty()))
+                .map(|r| {
+                    r.into_iter()
+                        .map(|words| Cell::new(cell_text(words)))
+                        .collect()
+                })
+                .collect(),
+        };
+        let table = prune_columns(table);
+        out.push((bbox, table));
+    }
+    out
+}
+
+/// Removes columns that are empty in every row.
+fn prune_columns(mut table: Table) -> Table {
+    let cols = table.rows.iter().map(Vec::len).max().unwrap_or(0);
+    let keep: Vec<bool> = (0..cols)
+        .map(|c| {
+            table
+                .rows
+                .iter()
+                .any(|r| r.get(c).is_some_and(|cell| !cell.content.is_empty()))
+        })
+        .collect();
+    for row in &mut table.rows {
+        let mut c = 0;
+        row.retain(|_| {
+            let k = keep.get(c).copied().unwrap_or(false);
+            c += 1;
+            k
+        });
+    }
+    table
+}
+
+fn cell_of(r: &Rect, xs: &[f32], ys: &[f32]) -> Option<(usize, usize)> {
+    let cx = (r.x0 + r.x1) / 2.0;
+    let cy = r.center_y();
+    let col = xs.windows(2).position(|w| cx >= w[0] && cx < w[1])?;
+    let row = ys.windows(2).position(|w| cy >= w[0] && cy < w[1])?;
+    Some((row, col))
+}
+
+fn remove_words(items: &mut Vec<Item>, xs: &[f32], ys: &[f32]) {
+    for item in items.iter_mut() {
+        if let Item::Run(run) = item {
+            let before = run.words.len();
+            run.words.retain(|w| cell_of(&w.rect, xs, ys).is_none());
+            if run.words.len() != before {
+                if let Some(first) = run.words.first() {
+                    let mut rect = first.rect;
+                    for w in &run.words[1..] {
+                        rect = rect.union(&w.rect);
+                    }
+                    run.rect = rect;
+                    run.chars = run.words.iter().map(|w| w.text.chars().count()).sum();
+                }
+            }
+        }
+    }
+    items.retain(|i| !matches!(i, Item::Run(r) if r.words.is_empty()));
+}
+
+/// Lines of text in a cell (distinct vertical positions).
+fn line_count(words: &[Word]) -> usize {
+    let mut tops: Vec<f32> = Vec::new();
+    for w in words {
+        if !tops
+            .iter()
+            .any(|t| (t - w.rect.center_y()).abs() < 0.5 * w.rect.height())
+        {
+            tops.push(w.rect.center_y());
+        }
+    }
+    tops.len()
+}
+
+/// A cell's words in reading order (lines top to bottom), as one text run.
+fn cell_text(mut words: Vec<Word>) -> Vec<Inline> {
+    if words.is_empty() {
+        return Vec::new();
+    }
+    words.sort_by(|a, b| a.rect.y0.total_cmp(&b.rect.y0));
+    let mut lines: Vec<Vec<Word>> = Vec::new();
+    for w in words {
+        match lines.last_mut() {
+            Some(line)
+                if line.last().is_some_and(|l| {
+                    l.rect.v_overlap(&w.rect) >= 0.5 * l.rect.height().min(w.rect.height())
+                }) =>
+            {
+                line.push(w)
+            }
+            _ => lines.push(vec![w]),
+        }
+    }
+    let mut text = String::new();
+    for mut line in lines {
+        line.sort_by(|a, b| a.rect.x0.total_cmp(&b.rect.x0));
+        for (i, w) in line.iter().enumerate() {
+            if !text.is_empty() && (i > 0 && w.space_before || i == 0) {
+                if i == 0 && text.ends_with('-') {
+                    text.pop();
+                } else {
+                    text.push(' ');
+                }
+            }
+            text.push_str(&w.text);
+        }
+    }
+    vec![Inline::plain(text)]
+}
+
+/// Grid line positions `(xs, ys)` of every ruled component with at least one cell.
+fn grids(rules: &[Rect]) -> Vec<(Vec<f32>, Vec<f32>)> {
+    let horizontal = |r: &Rect| r.width() >= r.height();
+    let n = rules.len().min(2000);
+    let rules = &rules[..n];
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(p: &mut [usize], mut i: usize) -> usize {
+        while p[i] != i {
+            p[i] = p[p[i]];
+            i = p[i];
+        }
+        i
+    }
+    for i in 0..n {
+        for j in i + 1..n {
+            let (a, b) = (&rules[i], &rules[j]);
+            let touch = a.x0 - TOUCH <= b.x1
+                && b.x0 - TOUCH <= a.x1
+                && a.y0 - TOUCH <= b.y1
+                && b.y0 - TOUCH <= a.y1;
+            if touch {
+                let (ra, rb) = (find(&mut parent, i), find(&mut parent, j));
+                parent[ra] = rb;
+            }
+        }
+    }
+    let mut groups: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+    for i in 0..n {
+        let root = find(&mut parent, i);
+        groups.entry(root).or_default().push(i);
+    }
+    let mut out = Vec::new();
+    for members in groups.values() {
+        let ys = positions(
+            members
+                .iter()
+                .filter(|&&i| horizontal(&rules[i]))
+                .map(|&i| rules[i].center_y()),
+        );
+        let xs = positions(
+            members
+                .iter()
+                .filter(|&&i| !horizontal(&rules[i]))
+                .map(|&i| (rules[i].x0 + rules[i].x1) / 2.0),
+        );
+        if xs.len() >= 2 && ys.len() >= 2 && (xs.len() - 1) * (ys.len() - 1) >= 2 {
+            out.push((xs, ys));
+        }
+    }
+    out.sort_by(|a, b| a.1[0].total_cmp(&b.1[0]));
+    out
+}
+
+/// Sorted positions with near-duplicates merged.
+fn positions(values: impl Iterator<Item = f32>) -> Vec<f32> {
+    let mut v: Vec<f32> = values.filter(|x| x.is_finite()).collect();
+    v.sort_by(f32::total_cmp);
+    let mut out: Vec<f32> = Vec::new();
+    for x in v {
+        if out.last().is_none_or(|l| x - l > SAME_LINE) {
+            out.push(x);
+        }
+    }
+    out
+}
