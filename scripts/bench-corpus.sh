@@ -20,10 +20,10 @@ corpus=${CORPUS:-../shared/corpus}
 out=${BENCH_OUT:-target/bench}
 mkdir -p "$out"
 stamp=$(date -u +%F)
-cargo build --release -q -p quire --example bench_corpus
+cargo build --release -q -p quire --example bench_quire
 pin=""; command -v taskset >/dev/null && [[ $(nproc) -gt 1 ]] && pin="taskset -c 1"
 echo "quire: timing corpus types $types" >&2
-$pin "${CARGO_TARGET_DIR:-target}/release/examples/bench_corpus" "$corpus" "$out/quire-$stamp.csv" --types "$types" --runs "$runs"
+$pin "${CARGO_TARGET_DIR:-target}/release/examples/bench_quire" "$corpus" "$out/quire-$stamp.csv" --types "$types" --runs "$runs"
 echo "peers: $peers" >&2
 ../shared/bench/peers.sh --input "$corpus:corpus" --types "$types" --peers "$peers" --runs "$runs" \
   --timeout 300 --out "$out/peers-$stamp.csv"

@@ -21,6 +21,12 @@ pub mod service;
 /// A plugin that is a dependency but never named here would silently vanish from the registry.
 /// [`registry::LINKED_PLUGIN_CRATES`] lists the same crates for the start-up check.
 mod linked_plugins {
+    #[cfg(feature = "ocr-ppocr")]
+    use quire_ocr_ppocr as _;
+    #[cfg(feature = "ocr-tesseract")]
+    use quire_ocr_tesseract as _;
+    #[cfg(feature = "ocr-vision")]
+    use quire_ocr_vision as _;
     #[cfg(feature = "docx")]
     use quire_plugin_docx as _;
     #[cfg(feature = "html")]
@@ -43,10 +49,4 @@ mod linked_plugins {
     use quire_plugin_text as _;
     #[cfg(feature = "xml")]
     use quire_plugin_xml as _;
-    #[cfg(feature = "ocr-ppocr")]
-    use quire_ocr_ppocr as _;
-    #[cfg(feature = "ocr-tesseract")]
-    use quire_ocr_tesseract as _;
-    #[cfg(feature = "ocr-vision")]
-    use quire_ocr_vision as _;
 }

@@ -92,7 +92,7 @@ impl From<std::io::Error> for ApiError {
 /// "100MB" for the default; the number follows `MAX_FILE_SIZE`.
 pub fn size_text(bytes: u64) -> String {
     const MB: u64 = 1024 * 1024;
-    if bytes % MB == 0 {
+    if bytes.is_multiple_of(MB) {
         format!("{}MB", bytes / MB)
     } else if bytes >= MB {
         format!("{:.1}MB", bytes as f64 / MB as f64)

@@ -3,8 +3,8 @@
 //! Why a process per conversion: a converter that aborts, overflows its stack, loops inside a
 //! C library or allocates without bound cannot be stopped safely inside a thread. In a child it
 //! fails only its own job, and the kernel enforces the limits:
-//! - memory: `RLIMIT_AS` (`CONVERSION_MAX_MEMORY`, address space) set in the child before
-//!   `exec`; an allocation past it fails and Rust aborts the child;
+//! - memory: `RLIMIT_AS` (`CONVERSION_MAX_MEMORY`, address space), set by the child on itself
+//!   before it reads any input; an allocation past it fails and Rust aborts the child;
 //! - time: the child gets a cooperative deadline (the converter's `ctx.check()` turns it into a
 //!   clean timeout error); the parent kills the child if it is still running shortly after
 //!   `CONVERSION_TIMEOUT`;
@@ -14,13 +14,13 @@
 //! Protocol: the parent writes one JSON [`ChildSpec`] on stdin. The child writes lines on
 //! stdout: `progress <done> <total>` (throttled) and finally `done <metadata JSON>` or
 //! `error <{"kind","message"} JSON>`. The output goes to the temporary path of the spec; the
-//! worker moves it into place once the attempt is confirmed. Anything the child writes to
+//! worker moves it into place and records the end of the attempt (fenced by its number). Anything the child writes to
 //! stderr (a panic message, "memory allocation failed") is used to explain a crash.
 
 use crate::config::Config;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -55,149 +55,207 @@ pub enum ChildOutcome {
     Failed { kind: String, message: String },
 }
 
-/// Runs one conversion in a child process; `progress` receives (done, total) as they arrive.
-pub async fn run(exe: &Path, spec: &ChildSpec, mut progress: impl FnMut(u64, u64)) -> ChildOutcome {
-    let started = Instant::now();
-    let max_memory = spec.config.conversion_max_memory;
-    let mut cmd = tokio::process::Command::new(exe);
-    cmd.arg(CHILD_SUBCOMMAND)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        // glibc reserves 64 MiB of address space per malloc arena; keep that out of RLIMIT_AS.
-        .env("MALLOC_ARENA_MAX", "2")
-        .kill_on_drop(true);
-    // SAFETY: the closure runs between fork and exec and calls only async-signal-safe
-    // functions (setrlimit, prctl, getppid), touching no locks or allocations.
-    unsafe {
-        cmd.pre_exec(move || {
-            let limit = libc::rlimit {
-                rlim_cur: max_memory as libc::rlim_t,
-                rlim_max: max_memory as libc::rlim_t,
-            };
-            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            #[cfg(target_os = "linux")]
-            {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            }
-            Ok(())
-        });
+/// Runs one conversion in a fresh child process (a one-job [`Slot`]).
+pub async fn run(exe: &Path, spec: &ChildSpec, progress: impl FnMut(u64, u64)) -> ChildOutcome {
+    Slot::new(exe.to_path_buf()).run(spec, progress).await
+}
+
+/// Conversions a child runs before it is replaced (bounds leaks in native libraries).
+const JOBS_PER_CHILD: u32 = 200;
+
+/// One worker's conversion child, kept alive between jobs.
+///
+/// Starting the binary costs several milliseconds (dynamic linking of the OCR and PDF
+/// libraries), more than a small conversion; a child therefore serves jobs one after another
+/// over its stdin/stdout. Isolation is unchanged: a child that crashes, overruns its limits or
+/// must be cancelled is killed and the next job gets a fresh one. Dropping a [`Slot`] (or a
+/// `run` future in flight) kills its child.
+pub struct Slot {
+    exe: PathBuf,
+    live: Option<Live>,
+}
+
+struct Live {
+    child: tokio::process::Child,
+    stdin: tokio::process::ChildStdin,
+    lines: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+    stderr_tail: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    stderr_task: tokio::task::JoinHandle<()>,
+    jobs: u32,
+}
+
+impl Slot {
+    pub fn new(exe: PathBuf) -> Slot {
+        Slot { exe, live: None }
     }
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            tracing::error!(error = %e, exe = %exe.display(), "cannot start the conversion process");
-            return internal("The conversion could not be started.");
-        }
-    };
-    let payload = match serde_json::to_vec(spec) {
-        Ok(p) => p,
-        Err(_) => return internal("The conversion could not be started."),
-    };
-    if let Some(mut stdin) = child.stdin.take() {
-        // A child that dies before reading its spec is diagnosed from its exit status below.
-        let _ = stdin.write_all(&payload).await;
-        let _ = stdin.shutdown().await;
-    }
-    let stderr_task = child.stderr.take().map(|mut stderr| {
-        tokio::spawn(async move {
+
+    fn spawn(&self) -> std::io::Result<Live> {
+        // The child applies its own limits (`apply_memory_limit`, `apply_death_signal`) as its
+        // first act: with no `pre_exec` hook, std spawns through posix_spawn (vfork-like),
+        // much cheaper than fork+exec of a multi-threaded server.
+        let mut cmd = tokio::process::Command::new(&self.exe);
+        cmd.arg(CHILD_SUBCOMMAND)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // glibc reserves 64 MiB of address space per malloc arena; keep that out of RLIMIT_AS.
+            .env("MALLOC_ARENA_MAX", "2")
+            .kill_on_drop(true);
+        let mut child = cmd.spawn()?;
+        let missing = || std::io::Error::other("child pipes missing");
+        let stdin = child.stdin.take().ok_or_else(missing)?;
+        let stdout = child.stdout.take().ok_or_else(missing)?;
+        let mut stderr = child.stderr.take().ok_or_else(missing)?;
+        let stderr_tail: std::sync::Arc<std::sync::Mutex<Vec<u8>>> = Default::default();
+        let tail = stderr_tail.clone();
+        let stderr_task = tokio::spawn(async move {
             // Keep the tail only: enough to explain a crash, bounded whatever the child prints.
-            let mut tail: Vec<u8> = Vec::new();
             let mut buf = [0u8; 4096];
             loop {
                 match stderr.read(&mut buf).await {
                     Ok(0) | Err(_) => break,
                     Ok(n) => {
-                        tail.extend_from_slice(&buf[..n]);
-                        if tail.len() > 16 * 1024 {
-                            tail.drain(..tail.len() - 8 * 1024);
+                        let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
+                        t.extend_from_slice(&buf[..n]);
+                        if t.len() > 16 * 1024 {
+                            let cut = t.len() - 8 * 1024;
+                            t.drain(..cut);
                         }
                     }
                 }
             }
-            String::from_utf8_lossy(&tail).into_owned()
+        });
+        Ok(Live {
+            child,
+            stdin,
+            lines: BufReader::new(stdout).lines(),
+            stderr_tail,
+            stderr_task,
+            jobs: 0,
         })
-    });
-    let Some(stdout) = child.stdout.take() else {
-        return internal("The conversion could not be started.");
-    };
-    let deadline =
-        tokio::time::Instant::now() + Duration::from_secs(spec.timeout_secs) + KILL_GRACE;
-    let mut lines = BufReader::new(stdout).lines();
-    let mut last: Option<ChildOutcome> = None;
-    let mut timed_out = false;
-    loop {
-        match tokio::time::timeout_at(deadline, lines.next_line()).await {
-            Err(_) => {
-                timed_out = true;
-                let _ = child.start_kill();
+    }
+
+    /// Runs one conversion; `progress` receives (done, total) as they arrive.
+    pub async fn run(
+        &mut self,
+        spec: &ChildSpec,
+        mut progress: impl FnMut(u64, u64),
+    ) -> ChildOutcome {
+        let started = Instant::now();
+        let max_memory = spec.config.conversion_max_memory;
+        let mut payload = match serde_json::to_vec(spec) {
+            Ok(p) => p,
+            Err(_) => return internal("The conversion could not be started."),
+        };
+        payload.push(b'\n');
+        // Reuse the child when it is alive; a write failure means it died idle: start another.
+        let mut live = None;
+        for _ in 0..2 {
+            let mut candidate = match self.live.take() {
+                Some(l) => l,
+                None => match self.spawn() {
+                    Ok(l) => l,
+                    Err(e) => {
+                        tracing::error!(error = %e, exe = %self.exe.display(), "cannot start the conversion process");
+                        return internal("The conversion could not be started.");
+                    }
+                },
+            };
+            candidate
+                .stderr_tail
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clear();
+            if candidate.stdin.write_all(&payload).await.is_ok()
+                && candidate.stdin.flush().await.is_ok()
+            {
+                live = Some(candidate);
                 break;
             }
-            Ok(Ok(Some(line))) => {
-                if let Some(rest) = line.strip_prefix("progress ") {
-                    let mut it = rest.split(' ').filter_map(|n| n.parse::<u64>().ok());
-                    if let (Some(d), Some(t)) = (it.next(), it.next()) {
-                        progress(d, t);
-                    }
-                } else if let Some(rest) = line.strip_prefix("done ") {
-                    let metadata =
-                        serde_json::from_str::<Map<String, Value>>(rest).unwrap_or_default();
-                    last = Some(ChildOutcome::Done(metadata));
-                } else if let Some(rest) = line.strip_prefix("error ") {
-                    last = Some(match serde_json::from_str::<Value>(rest) {
-                        Ok(v) => ChildOutcome::Failed {
-                            kind: v["kind"].as_str().unwrap_or("internal").to_string(),
-                            message: v["message"]
-                                .as_str()
-                                .unwrap_or("The conversion failed.")
-                                .to_string(),
-                        },
-                        Err(_) => ChildOutcome::Failed {
-                            kind: "internal".into(),
-                            message: "The conversion failed.".into(),
-                        },
-                    });
-                }
-            }
-            Ok(_) => break,
         }
-    }
-    let status = match tokio::time::timeout_at(deadline + KILL_GRACE, child.wait()).await {
-        Ok(Ok(s)) => Some(s),
-        _ => {
-            timed_out = true;
-            let _ = child.start_kill();
-            child.wait().await.ok()
-        }
-    };
-    let stderr = match stderr_task {
-        Some(t) => t.await.unwrap_or_default(),
-        None => String::new(),
-    };
-    if timed_out {
-        return ChildOutcome::Failed {
-            kind: "timeout".into(),
-            message: timeout_message(spec.timeout_secs),
+        let Some(mut live) = live else {
+            return internal("The conversion could not be started.");
         };
-    }
-    if let Some(outcome) = last {
-        if status.is_some_and(|s| s.success()) {
+        let deadline =
+            tokio::time::Instant::now() + Duration::from_secs(spec.timeout_secs) + KILL_GRACE;
+        let mut outcome: Option<ChildOutcome> = None;
+        let mut timed_out = false;
+        loop {
+            match tokio::time::timeout_at(deadline, live.lines.next_line()).await {
+                Err(_) => {
+                    timed_out = true;
+                    break;
+                }
+                Ok(Ok(Some(line))) => {
+                    if let Some(rest) = line.strip_prefix("progress ") {
+                        let mut it = rest.split(' ').filter_map(|n| n.parse::<u64>().ok());
+                        if let (Some(d), Some(t)) = (it.next(), it.next()) {
+                            progress(d, t);
+                        }
+                    } else if let Some(rest) = line.strip_prefix("done ") {
+                        outcome = Some(ChildOutcome::Done(
+                            serde_json::from_str::<Map<String, Value>>(rest).unwrap_or_default(),
+                        ));
+                        break;
+                    } else if let Some(rest) = line.strip_prefix("error ") {
+                        outcome = Some(parse_error(rest));
+                        break;
+                    }
+                }
+                // End of output: the child died mid-job.
+                Ok(_) => break,
+            }
+        }
+        if let Some(outcome) = outcome {
+            live.jobs += 1;
+            if live.jobs < JOBS_PER_CHILD {
+                self.live = Some(live);
+            } else {
+                drop(live.stdin);
+                let _ = tokio::time::timeout(Duration::from_secs(5), live.child.wait()).await;
+            }
             return outcome;
         }
-        if let ChildOutcome::Failed { .. } = outcome {
-            return outcome;
+        if timed_out {
+            let _ = live.child.start_kill();
+            let _ = live.child.wait().await;
+            return ChildOutcome::Failed {
+                kind: "timeout".into(),
+                message: timeout_message(spec.timeout_secs),
+            };
         }
+        let status = match tokio::time::timeout(Duration::from_secs(5), live.child.wait()).await {
+            Ok(Ok(s)) => Some(s),
+            _ => {
+                let _ = live.child.start_kill();
+                live.child.wait().await.ok()
+            }
+        };
+        let _ = tokio::time::timeout(Duration::from_secs(2), &mut live.stderr_task).await;
+        let stderr =
+            String::from_utf8_lossy(&live.stderr_tail.lock().unwrap_or_else(|p| p.into_inner()))
+                .into_owned();
+        tracing::warn!(
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            status = ?status,
+            stderr = %stderr.trim(),
+            "conversion process ended without a result"
+        );
+        explain_crash(status, &stderr, max_memory)
     }
-    let message = explain_crash(status, &stderr, max_memory);
-    tracing::warn!(
-        elapsed_ms = started.elapsed().as_millis() as u64,
-        status = ?status,
-        stderr = %stderr.trim(),
-        "conversion process ended without a result"
-    );
-    message
+}
+
+fn parse_error(rest: &str) -> ChildOutcome {
+    match serde_json::from_str::<Value>(rest) {
+        Ok(v) => ChildOutcome::Failed {
+            kind: v["kind"].as_str().unwrap_or("internal").to_string(),
+            message: v["message"]
+                .as_str()
+                .unwrap_or("The conversion failed.")
+                .to_string(),
+        },
+        Err(_) => internal("The conversion failed."),
+    }
 }
 
 fn internal(message: &str) -> ChildOutcome {
@@ -253,55 +311,136 @@ fn explain_crash(
     }
 }
 
-/// The child side: `quire __convert-child`. Returns the process exit code.
+/// The child side: `quire __convert-child`. Serves one [`ChildSpec`] per stdin line until
+/// stdin closes. Returns the process exit code.
 pub fn run_isolated_child() -> i32 {
-    let mut input = String::new();
-    if std::io::stdin().read_to_string(&mut input).is_err() {
-        eprintln!("quire: the conversion spec could not be read");
-        return 2;
-    }
-    let spec: ChildSpec = match serde_json::from_str(&input) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("quire: bad conversion spec: {e}");
-            return 2;
-        }
-    };
+    use std::io::BufRead;
+    let parent = std::os::unix::process::parent_id();
+    apply_death_signal(parent);
+    let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let result = convert_in_child(&spec, &mut out);
-    let line = match result {
-        Ok(metadata) => format!("done {}", Value::Object(metadata)),
-        Err(e) => {
-            let message = if e.kind() == quire_plugin_api::ErrorKind::Timeout {
-                timeout_message(spec.timeout_secs)
-            } else {
-                e.message().to_string()
-            };
-            if let Some(detail) = e.detail() {
-                eprintln!("quire: conversion error detail: {detail}");
-            }
-            format!(
-                "error {}",
-                json!({"kind": e.kind().as_str(), "message": message})
-            )
+    let mut engine: Option<crate::pipeline::Engine> = None;
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { return 2 };
+        if line.trim().is_empty() {
+            continue;
         }
-    };
-    let _ = writeln!(out, "{line}");
-    let _ = out.flush();
+        let spec: ChildSpec = match serde_json::from_str(&line) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("quire: bad conversion spec: {e}");
+                return 2;
+            }
+        };
+        if engine.is_none() {
+            if let Err(e) = apply_memory_limit(spec.config.conversion_max_memory) {
+                eprintln!("quire: cannot apply the memory limit: {e}");
+                return 2;
+            }
+            match crate::registry::Registry::from_inventory() {
+                Ok(r) => {
+                    engine = Some(crate::pipeline::Engine::new(r, spec.config.plugin_config()))
+                }
+                Err(e) => {
+                    eprintln!("quire: the plugin registry is inconsistent: {e}");
+                    return 2;
+                }
+            }
+        }
+        let Some(engine) = engine.as_ref() else {
+            return 2;
+        };
+        let (result, panicked) = convert_in_child(engine, &spec, &mut out);
+        let line = match result {
+            Ok(metadata) => format!("done {}", Value::Object(metadata)),
+            Err(e) => {
+                let message = if e.kind() == quire_plugin_api::ErrorKind::Timeout {
+                    timeout_message(spec.timeout_secs)
+                } else {
+                    e.message().to_string()
+                };
+                if let Some(detail) = e.detail() {
+                    eprintln!("quire: conversion error detail: {detail}");
+                }
+                format!(
+                    "error {}",
+                    json!({"kind": e.kind().as_str(), "message": message})
+                )
+            }
+        };
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+        if panicked {
+            // State touched by a panicking converter is not trusted for the next job.
+            return 0;
+        }
+    }
     0
 }
 
+/// `CONVERSION_MAX_MEMORY` as the address-space limit of this process: an allocation past it
+/// fails, and Rust aborts with "memory allocation of N bytes failed", which the parent reports.
+fn apply_memory_limit(bytes: u64) -> std::io::Result<()> {
+    let limit = libc::rlimit {
+        rlim_cur: bytes as libc::rlim_t,
+        rlim_max: bytes as libc::rlim_t,
+    };
+    // SAFETY: setrlimit with a valid, fully initialised struct.
+    if unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Dies with the worker that started it: a `kill -9` of a worker leaves no conversion running.
+fn apply_death_signal(parent: u32) {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: prctl(PR_SET_PDEATHSIG) takes a signal number and has no memory effects.
+        unsafe {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        }
+        // The parent may have died before the call above; then nobody will signal us.
+        if std::os::unix::process::parent_id() != parent {
+            std::process::exit(1);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = parent;
+}
+
+/// One conversion; the flag says whether a converter panicked (the child then exits).
 fn convert_in_child(
+    engine: &crate::pipeline::Engine,
     spec: &ChildSpec,
     out: &mut dyn Write,
-) -> Result<Map<String, Value>, quire_plugin_api::Error> {
-    use crate::pipeline::{ConvertControl, ConvertRequest, Engine, OutputFormat};
+) -> (Result<Map<String, Value>, quire_plugin_api::Error>, bool) {
+    match convert_one(engine, spec, out) {
+        Ok(Ok(m)) => (Ok(m), false),
+        Ok(Err(e)) => (Err(e), false),
+        Err(e) => (Err(e), true),
+    }
+}
+
+/// `Err` for a panic, `Ok(result)` otherwise.
+fn convert_one(
+    engine: &crate::pipeline::Engine,
+    spec: &ChildSpec,
+    out: &mut dyn Write,
+) -> Result<Result<Map<String, Value>, quire_plugin_api::Error>, quire_plugin_api::Error> {
+    use crate::pipeline::{ConvertControl, ConvertRequest, OutputFormat};
     use quire_plugin_api::Error;
 
     let deadline = Instant::now() + Duration::from_secs(spec.timeout_secs);
-    let bytes = std::fs::read(&spec.input)
-        .map_err(|_| Error::internal("The uploaded file is no longer available."))?;
+    let bytes = match std::fs::read(&spec.input) {
+        Ok(b) => b,
+        Err(_) => {
+            return Ok(Err(Error::internal(
+                "The uploaded file is no longer available.",
+            )))
+        }
+    };
     let mut last_report = Instant::now() - Duration::from_secs(1);
     let mut last_done = u64::MAX;
     let mut report = |done: u64, total: u64| {
@@ -319,11 +458,9 @@ fn convert_in_child(
     if spec.test_faults || std::env::var_os("QUIRE_TEST_FAULTS").is_some() {
         super::faults::maybe_inject(&bytes, &mut report);
     }
-    let registry = crate::registry::Registry::from_inventory()
-        .map_err(|e| Error::internal("The converters could not be loaded.").with_detail(e))?;
-    let engine = Engine::new(registry, spec.config.plugin_config());
-    let format = OutputFormat::parse(&spec.format)
-        .ok_or_else(|| Error::internal("Unknown output format."))?;
+    let Some(format) = OutputFormat::parse(&spec.format) else {
+        return Ok(Err(Error::internal("Unknown output format.")));
+    };
     let request = ConvertRequest {
         bytes: &bytes,
         file_name: &spec.file_name,
@@ -335,13 +472,16 @@ fn convert_in_child(
         cancel: None,
         progress: Some(&mut report),
     };
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    let converted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         engine.convert(&request, &mut control)
     }))
-    .map_err(|_| Error::internal("The converter failed unexpectedly while reading this file."))??;
-    write_output(&spec.output, &outcome.output)
-        .map_err(|e| Error::internal("The converted file could not be saved.").with_detail(e))?;
-    Ok(outcome.metadata)
+    .map_err(|_| Error::internal("The converter failed unexpectedly while reading this file."))?;
+    Ok(converted.and_then(|outcome| {
+        write_output(&spec.output, &outcome.output).map_err(|e| {
+            Error::internal("The converted file could not be saved.").with_detail(e)
+        })?;
+        Ok(outcome.metadata)
+    }))
 }
 
 fn write_output(path: &Path, bytes: &[u8]) -> std::io::Result<()> {

@@ -54,6 +54,7 @@ pub async fn run_pool(shared: Arc<Shared>, count: usize, shutdown: watch::Receiv
 
 async fn worker_loop(shared: Arc<Shared>, n: usize, mut shutdown: watch::Receiver<bool>) {
     shared.workers.fetch_add(1, Ordering::SeqCst);
+    let mut slot = isolate::Slot::new(shared.options.child_exe.clone());
     tracing::debug!(worker = n, "worker started");
     loop {
         if *shutdown.borrow() {
@@ -64,7 +65,7 @@ async fn worker_loop(shared: Arc<Shared>, n: usize, mut shutdown: watch::Receive
         match shared.store.claim(now, lease_until).await {
             Ok(Some(claimed)) => {
                 shared.busy.fetch_add(1, Ordering::SeqCst);
-                run_job(&shared, claimed, shutdown.clone()).await;
+                run_job(&shared, &mut slot, claimed, shutdown.clone()).await;
                 shared.busy.fetch_sub(1, Ordering::SeqCst);
             }
             Ok(None) => {
@@ -98,7 +99,12 @@ fn percent(done: u64, total: u64) -> u8 {
     (5.0 + share * 90.0).floor().clamp(5.0, 99.0) as u8
 }
 
-async fn run_job(shared: &Arc<Shared>, claimed: Claimed, mut shutdown: watch::Receiver<bool>) {
+async fn run_job(
+    shared: &Arc<Shared>,
+    slot: &mut isolate::Slot,
+    claimed: Claimed,
+    mut shutdown: watch::Receiver<bool>,
+) {
     let Claimed { job, attempt } = claimed;
     let id = job.spec.id.clone();
     let started = Instant::now();
@@ -131,8 +137,7 @@ async fn run_job(shared: &Arc<Shared>, claimed: Claimed, mut shutdown: watch::Re
         test_faults: shared.options.test_faults,
     };
     let (progress_tx, mut progress_rx) = watch::channel(5u8);
-    let exe = shared.options.child_exe.clone();
-    let mut conversion = Box::pin(isolate::run(&exe, &spec, move |done, total| {
+    let mut conversion = Box::pin(slot.run(&spec, move |done, total| {
         let p = percent(done, total);
         progress_tx.send_if_modified(|old| {
             if p > *old {
@@ -146,7 +151,8 @@ async fn run_job(shared: &Arc<Shared>, claimed: Claimed, mut shutdown: watch::Re
     let renew_every = lease(shared) / 3;
     let mut renew =
         tokio::time::interval_at(tokio::time::Instant::now() + renew_every, renew_every);
-    let mut last_progress_write = Instant::now() - Duration::from_secs(1);
+    // Short conversions write no progress at all: the first write waits 250 ms.
+    let mut last_progress_write = Instant::now();
     let mut drain_deadline: Option<tokio::time::Instant> = None;
     let outcome = loop {
         let drain_sleep = async {
@@ -198,14 +204,10 @@ async fn run_job(shared: &Arc<Shared>, claimed: Claimed, mut shutdown: watch::Re
     };
     let finish = match outcome {
         ChildOutcome::Done(mut metadata) => {
+            // No lease check first: if this attempt was superseded, the newer one converts the
+            // same input with the same converter, so replacing its file is harmless, and the
+            // fenced `finish` below refuses to record this attempt.
             let final_path = output_path(shared, &job);
-            // Confirm the attempt is still ours before the output replaces anything.
-            let until = millis(Utc::now()) + lease(shared).as_millis() as i64;
-            if !matches!(store.renew(&id, attempt, until).await, Ok(true)) {
-                let _ = std::fs::remove_file(&temp);
-                tracing::warn!(job = %id, attempt, "lease lost before completion; result discarded");
-                return;
-            }
             if let Err(e) = std::fs::rename(&temp, &final_path) {
                 tracing::error!(job = %id, error = %e, "cannot move the output into place");
                 let _ = std::fs::remove_file(&temp);

@@ -725,7 +725,10 @@ both_stores!(aborted_uploads_leave_no_file, |kind| async move {
     drop(stream);
     let start = std::time::Instant::now();
     while !files_in(&s.config.upload_dir).is_empty() {
-        assert!(start.elapsed() < Duration::from_secs(5), "partial upload left behind");
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "partial upload left behind"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     s.stop().await;

@@ -118,10 +118,14 @@ pub fn spawn(sub: &str, dir: &std::path::Path, env: &[(&str, String)]) -> Proc {
         }
     });
     let addr = if sub == "serve" {
-        Some(
-            rx.recv_timeout(Duration::from_secs(30))
-                .expect("server announces its address"),
-        )
+        match rx.recv_timeout(Duration::from_secs(30)) {
+            Ok(a) => Some(a),
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("quire serve did not announce its address (it needs LOG_LEVEL info)");
+            }
+        }
     } else {
         None
     };
@@ -285,13 +289,20 @@ async fn sigterm_past_the_grace_period_hands_jobs_back() {
     let slow = s.create("slow.txt", b"QUIRE-FAULT:slow:5000", "md").await;
     wait_job(&s, &slow, WAIT, |j| j["status"] == "processing").await;
     assert!(one.term().success());
-    let mut two = spawn("serve", s.dir.path(), &[("WORKERS", "0".to_string())]);
-    let s2 = remote(two.addr.as_deref().unwrap(), s.dir, config.clone());
-    let job = s2.job(&slow).await;
-    assert_eq!(job["status"], "pending", "handed back: {job}");
-    two.term();
-    let mut three = spawn("serve", s2.dir.path(), &[("WORKERS", "1".to_string())]);
-    let s3 = remote(three.addr.as_deref().unwrap(), s2.dir, config);
+    // Look at the store directly (a server would pick the job up at once).
+    let store = quire::service::store::Store::open(&config).await.unwrap();
+    let job = store.get(&slow).await.unwrap().unwrap();
+    assert_eq!(
+        job.state.status,
+        quire::service::job::Status::Pending,
+        "handed back"
+    );
+    assert_eq!(job.state.attempts, 0);
+    drop(store);
+    // The store's writer thread releases the file lock as it winds down.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut three = spawn("serve", s.dir.path(), &[("WORKERS", "1".to_string())]);
+    let s3 = remote(three.addr.as_deref().unwrap(), s.dir, config);
     let job = s3.wait_final(&slow, WAIT).await;
     assert_eq!(job["status"], "completed");
     assert_eq!(

@@ -304,7 +304,7 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
 
     fn tick(&mut self, x: &Xml<'_>) -> Result<()> {
         self.sh.paragraphs_read += 1;
-        if self.sh.paragraphs_read % TICK_EVERY == 0 {
+        if self.sh.paragraphs_read.is_multiple_of(TICK_EVERY) {
             self.sh.ctx.check()?;
             self.sh.ctx.progress(x.position(), x.len());
         }

@@ -6,7 +6,7 @@
 //! what the output needs (footnote and header text, numbering labels, equations), which we
 //! would have had to read ourselves anyway. This streaming quick-xml reader does the whole
 //! conversion in a median of 0.31 ms (max ~1.0 ms) and matches on local names, so Strict
-//! documents work unchanged. Figures and method: ARCHITECTURE.md, `examples/bench_corpus.rs`.
+//! documents work unchanged. Figures and method: ARCHITECTURE.md, `examples/bench_docx.rs`.
 //!
 //! Pipeline: [`SafeZip`] opens the package under the job's limits; `styles.xml` and
 //! `numbering.xml` are read into lookup tables; [`body::PartParser`] reads the main part

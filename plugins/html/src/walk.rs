@@ -118,7 +118,7 @@ impl<'d> Walker<'d> {
 
     fn node(&mut self, id: NodeId, flow: &mut Flow, depth: usize) -> Result<()> {
         self.visited += 1;
-        if self.visited % CHECK_EVERY_NODES == 0 {
+        if self.visited.is_multiple_of(CHECK_EVERY_NODES) {
             (self.check)()?;
         }
         let Some(node) = self.dom.node(id) else {

@@ -55,7 +55,7 @@ pub fn parse(text: &str, max_depth: usize, check: &mut dyn FnMut() -> Result<()>
     let mut counter = 0u32;
     loop {
         counter += 1;
-        if counter % CHECK_EVERY == 0 {
+        if counter.is_multiple_of(CHECK_EVERY) {
             check()?;
         }
         // Parse one value, or open a container and go round for its first member.

@@ -142,13 +142,17 @@ fn batches(order: &[usize], width: impl Fn(usize) -> usize) -> Vec<&[usize]> {
 }
 
 /// Greedy CTC decoding of one line's `[steps * classes]` scores.
+///
+/// The recognizer often drops the space of a wide word gap ("NewYear2003"), so a space is
+/// put back where the blank frames between two characters clearly exceed the line's usual
+/// gap: at least 4 frames, 3 more than the median gap between characters and over twice it.
+/// CJK neighbours never get one (those scripts write no spaces).
 fn ctc_decode(scores_in: &[f32], classes: usize, alphabet: &[String]) -> Recognized {
-    let mut text = String::new();
-    let mut scores = Vec::new();
+    // (text, first frame, last frame, probability) of each emitted character.
+    let mut chars: Vec<(&str, usize, usize, f32)> = Vec::new();
     let mut prev = 0usize;
-    for row in scores_in.chunks_exact(classes.max(1)) {
+    for (frame, row) in scores_in.chunks_exact(classes.max(1)).enumerate() {
         let (mut best, mut best_v) = (0usize, f32::MIN);
-        let mut sum_exp = 0f32;
         let mut is_prob = true;
         for (c, &v) in row.iter().enumerate() {
             if v > best_v {
@@ -163,18 +167,42 @@ fn ctc_decode(scores_in: &[f32], classes: usize, alphabet: &[String]) -> Recogni
             best_v
         } else {
             // Logits: the softmax probability of the best class.
-            for &v in row.iter() {
-                sum_exp += (v - best_v).exp();
-            }
+            let sum_exp: f32 = row.iter().map(|&v| (v - best_v).exp()).sum();
             1.0 / sum_exp
         };
-        if best != 0 && best != prev {
+        if best != 0 && best == prev {
+            if let Some(last) = chars.last_mut() {
+                last.2 = frame;
+            }
+        } else if best != 0 {
             if let Some(ch) = alphabet.get(best) {
-                text.push_str(ch);
-                scores.push(p);
+                chars.push((ch.as_str(), frame, frame, p));
             }
         }
         prev = best;
+    }
+    let gaps: Vec<usize> = chars
+        .windows(2)
+        .filter(|w| w[0].0 != " " && w[1].0 != " ")
+        .map(|w| w[1].1.saturating_sub(w[0].2 + 1))
+        .collect();
+    let mut sorted = gaps.clone();
+    sorted.sort_unstable();
+    let typical = sorted.get(sorted.len() / 2).copied().unwrap_or(0);
+    let wide = (typical * 2 + 1).max(typical + 3).max(4);
+    let cjk = |s: &str| s.chars().any(|c| c as u32 >= 0x2E80);
+    let mut text = String::new();
+    let mut scores = Vec::with_capacity(chars.len());
+    for (i, &(ch, first, _, p)) in chars.iter().enumerate() {
+        if i > 0 {
+            let (before, _, end, _) = chars[i - 1];
+            let gap = first.saturating_sub(end + 1);
+            if gap >= wide && before != " " && ch != " " && !cjk(before) && !cjk(ch) {
+                text.push(' ');
+            }
+        }
+        text.push_str(ch);
+        scores.push(p);
     }
     let score = if scores.is_empty() {
         0.0
@@ -254,6 +282,26 @@ mod tests {
         let r = ctc_decode(&scores, 4, &alphabet);
         assert_eq!(r.text, "aab b");
         assert!((r.score - 0.9).abs() < 1e-5);
+    }
+
+    #[test]
+    fn a_wide_blank_gap_between_words_becomes_a_space() {
+        let alphabet: Vec<String> = ["", "a", "b", " "].iter().map(|s| s.to_string()).collect();
+        let decode = |steps: &[usize]| {
+            let mut scores = Vec::new();
+            for &k in steps {
+                let mut row = [0.0f32; 4];
+                row[k] = 1.0;
+                scores.extend_from_slice(&row);
+            }
+            ctc_decode(&scores, 4, &alphabet).text
+        };
+        // a _ b, six blanks, a _ b: a word gap the model left without a space.
+        assert_eq!(decode(&[1, 0, 2, 0, 0, 0, 0, 0, 0, 1, 0, 2]), "ab ab");
+        // Gaps of two blanks everywhere are letter spacing, not words.
+        assert_eq!(decode(&[1, 0, 0, 2, 0, 0, 1, 0, 0, 2]), "abab");
+        // A space the model did emit is not doubled.
+        assert_eq!(decode(&[1, 0, 2, 0, 0, 3, 0, 0, 0, 1, 0, 2]), "ab ab");
     }
 
     #[test]

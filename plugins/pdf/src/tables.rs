@@ -18,11 +18,40 @@ const SAME_LINE: f32 = 2.5;
 
 /// Finds ruled tables, removes their words from `items`, and returns each with its box.
 pub fn extract(rules: &[Rect], items: &mut Vec<Item>) -> Vec<(Rect, Table)> {
-    if rules.len() < 4 {
+    if rules.len() < 2 {
         return Vec::new();
     }
     let mut out = Vec::new();
-    for (xs, ys) in grids(rules) {
+    let mut candidates: Vec<(Vec<f32>, Vec<f32>, usize, bool)> = grids(rules)
+        .into_iter()
+        .map(|(xs, ys)| (xs, ys, 1, false))
+        .collect();
+    for bbox in open_tables(rules) {
+        let inside = |r: &Rect| {
+            let (cx, cy) = ((r.x0 + r.x1) / 2.0, r.center_y());
+            bbox.contains_point(cx, cy)
+        };
+        if candidates.iter().any(|(xs, ys, _, _)| {
+            let g = Rect::new(xs[0], ys[0], xs[xs.len() - 1], ys[ys.len() - 1]);
+            g.v_overlap(&bbox) > 0.0 && g.x0 < bbox.x1 && bbox.x0 < g.x1
+        }) {
+            continue;
+        }
+        let words: Vec<&Word> = items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Run(r) => Some(r),
+                Item::Object { .. } => None,
+            })
+            .flat_map(|r| r.words.iter())
+            .filter(|w| inside(&w.rect))
+            .collect();
+        if let Some((xs, ys)) = aligned_grid(&words, &bbox) {
+            let header = header_rows(rules, &bbox, &ys);
+            candidates.push((xs, ys, header, true));
+        }
+    }
+    for (xs, ys, header_rows, open) in candidates {
         let bbox = Rect::new(xs[0], ys[0], xs[xs.len() - 1], ys[ys.len() - 1]);
         let (rows, cols) = (ys.len() - 1, xs.len() - 1);
         let mut cells: Vec<Vec<Vec<Word>>> = vec![vec![Vec::new(); cols]; rows];
@@ -71,7 +100,7 @@ pub fn extract(rules: &[Rect], items: &mut Vec<Item>) -> Vec<(Rect, Table)> {
         }
         remove_words(items, &xs, &ys);
         let table = Table {
-            header_rows: 1,
+            header_rows,
             rows: cells
                 .into_iter()
                 .filter(|r| r.iter().any(|c| !c.is_empty()))
@@ -82,10 +111,51 @@ pub fn extract(rules: &[Rect], items: &mut Vec<Item>) -> Vec<(Rect, Table)> {
                 })
                 .collect(),
         };
-        let table = prune_columns(table);
+        let mut table = prune_columns(table);
+        if open {
+            merge_continuation_rows(&mut table);
+        }
         out.push((bbox, table));
     }
     out
+}
+
+/// In a table whose rows come from text lines, a line with an empty first cell and few
+/// cells is the continuation of the row above (a cell wrapped over two lines).
+fn merge_continuation_rows(table: &mut Table) {
+    let text = |c: &Cell| match c.content.first() {
+        Some(Inline::Text { text, .. }) => text.clone(),
+        _ => String::new(),
+    };
+    let mut i = 1;
+    while i < table.rows.len() {
+        let row = &table.rows[i];
+        let filled = row.iter().filter(|c| !c.content.is_empty()).count();
+        let continuation = row.first().is_some_and(|c| c.content.is_empty())
+            && filled > 0
+            && filled * 2 <= row.len()
+            && table.rows[i - 1].iter().any(|c| !c.content.is_empty());
+        if !continuation {
+            i += 1;
+            continue;
+        }
+        let row = table.rows.remove(i);
+        for (c, cell) in row.into_iter().enumerate() {
+            if cell.content.is_empty() {
+                continue;
+            }
+            if let Some(above) = table.rows[i - 1].get_mut(c) {
+                let joined = match text(above).as_str() {
+                    "" => text(&cell),
+                    a => format!("{a} {}", text(&cell)),
+                };
+                above.content = vec![Inline::plain(joined)];
+            }
+        }
+        if i < table.header_rows {
+            table.header_rows -= 1;
+        }
+    }
 }
 
 /// Removes columns that are empty in every row.
@@ -186,6 +256,102 @@ fn cell_text(mut words: Vec<Word>) -> Vec<Inline> {
         }
     }
     vec![Inline::plain(text)]
+}
+
+/// Boxes of "open" tables (booktabs style): two or more horizontal rules of the same extent
+/// above one another, without vertical rules.
+fn open_tables(rules: &[Rect]) -> Vec<Rect> {
+    let mut hs: Vec<&Rect> = rules
+        .iter()
+        .filter(|r| r.width() >= r.height() && r.width() >= 40.0)
+        .collect();
+    hs.sort_by(|a, b| a.y0.total_cmp(&b.y0));
+    let mut used = vec![false; hs.len()];
+    let mut out = Vec::new();
+    for i in 0..hs.len() {
+        if used[i] {
+            continue;
+        }
+        let mut group = vec![i];
+        for j in i + 1..hs.len() {
+            if !used[j]
+                && (hs[j].x0 - hs[i].x0).abs() <= TOUCH
+                && (hs[j].x1 - hs[i].x1).abs() <= TOUCH
+                && hs[j].y0 - hs[i].y1 > 4.0
+            {
+                group.push(j);
+            }
+        }
+        if group.len() >= 2 {
+            for &g in &group {
+                used[g] = true;
+            }
+            let first = hs[group[0]];
+            let last = hs[group[group.len() - 1]];
+            out.push(Rect::new(
+                first.x0,
+                first.center_y(),
+                first.x1,
+                last.center_y(),
+            ));
+        }
+    }
+    out
+}
+
+/// Columns from white gaps through all words of an open table, rows from its text lines.
+fn aligned_grid(words: &[&Word], bbox: &Rect) -> Option<(Vec<f32>, Vec<f32>)> {
+    if words.len() < 4 {
+        return None;
+    }
+    let size = crate::geom::median(words.iter().map(|w| w.size)).max(4.0);
+    let mut spans: Vec<(f32, f32)> = words.iter().map(|w| (w.rect.x0, w.rect.x1)).collect();
+    spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut xs = vec![bbox.x0.min(spans[0].0 - 1.0)];
+    let mut end = spans[0].1;
+    for (a, b) in &spans[1..] {
+        if *a - end >= size {
+            xs.push((a + end) / 2.0);
+        }
+        end = end.max(*b);
+    }
+    xs.push(bbox.x1.max(end + 1.0));
+    let mut rows: Vec<(f32, f32)> = Vec::new();
+    let mut sorted: Vec<&&Word> = words.iter().collect();
+    sorted.sort_by(|a, b| a.rect.y0.total_cmp(&b.rect.y0));
+    for w in sorted {
+        match rows.last_mut() {
+            Some((_, bottom)) if w.rect.center_y() < *bottom => *bottom = bottom.max(w.rect.y1),
+            _ => rows.push((w.rect.y0, w.rect.y1)),
+        }
+    }
+    if xs.len() < 3 || rows.len() < 2 {
+        return None;
+    }
+    let mut ys = vec![bbox.y0.min(rows[0].0)];
+    for pair in rows.windows(2) {
+        ys.push((pair[0].1 + pair[1].0) / 2.0);
+    }
+    ys.push(bbox.y1.max(rows[rows.len() - 1].1));
+    Some((xs, ys))
+}
+
+/// Header rows of an open table: the text rows above its second rule, when it has three.
+fn header_rows(rules: &[Rect], bbox: &Rect, ys: &[f32]) -> usize {
+    let inner: Vec<f32> = rules
+        .iter()
+        .filter(|r| {
+            r.width() >= r.height()
+                && (r.x0 - bbox.x0).abs() <= TOUCH
+                && r.center_y() > bbox.y0 + 2.0
+                && r.center_y() < bbox.y1 - 2.0
+        })
+        .map(Rect::center_y)
+        .collect();
+    match inner.iter().copied().reduce(f32::min) {
+        Some(mid) => ys.windows(2).filter(|w| w[1] <= mid + 2.0).count().max(1),
+        None => 1,
+    }
 }
 
 /// Grid line positions `(xs, ys)` of every ruled component with at least one cell.

@@ -180,7 +180,7 @@ impl<'a, 'c> Interp<'a, 'c> {
         let mut count = 0u32;
         while let Some(token) = self.lexer.next_token() {
             count = count.wrapping_add(1);
-            if count % CHECK_EVERY == 0 {
+            if count.is_multiple_of(CHECK_EVERY) {
                 (self.check)()?;
             }
             let group_start = matches!(token, Token::GroupStart);

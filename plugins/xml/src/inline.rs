@@ -100,10 +100,13 @@ pub fn flatten_child(child: &Node<'_>, mixed: bool, sup: bool, style: Style, run
                 return;
             }
             let mut s = style;
-            if c.is(names::BOLD) {
+            // Patents set every reference numeral in bold (`<b>70</b>`); asterisks around
+            // each number make the text harder to read and search, so bare numerals stay plain.
+            let emphasis = !(c.is(names::BOLD | names::ITALIC) && is_numeral(c));
+            if emphasis && c.is(names::BOLD) {
                 s.bold = true;
             }
-            if c.is(names::ITALIC) {
+            if emphasis && c.is(names::ITALIC) {
                 s.italic = true;
             }
             if c.is(names::STRIKE) {
@@ -132,6 +135,17 @@ pub fn flatten_child(child: &Node<'_>, mixed: bool, sup: bool, style: Style, run
             }
         }
     }
+}
+
+/// A short token that starts with a digit (`70`, `102a`, `20'`): a reference numeral.
+fn is_numeral(el: &Element<'_>) -> bool {
+    let [Node::Text(t)] = el.children.as_slice() else {
+        return false;
+    };
+    let t = t.trim();
+    t.len() <= 8
+        && t.starts_with(|c: char| c.is_ascii_digit())
+        && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '\'')
 }
 
 /// `M<sup>11</sup>` reads as `M¹¹` in plain Markdown; only all-digit superscripts are mapped,

@@ -26,6 +26,8 @@ pub struct Renderer<'c> {
     /// 1 once the element owning the document's first heading has been left.
     offset: u8,
     first_heading_seen: bool,
+    /// A section number (`<label>`) waiting for the heading it belongs to.
+    label: Option<String>,
     pub title: Option<String>,
     check: &'c mut dyn FnMut() -> Result<()>,
     visited: u32,
@@ -38,6 +40,7 @@ impl<'c> Renderer<'c> {
             pending: Vec::new(),
             offset: 0,
             first_heading_seen: false,
+            label: None,
             title: None,
             check,
             visited: 0,
@@ -67,7 +70,7 @@ impl<'c> Renderer<'c> {
     /// Renders `el` as a block (or blocks) at heading `level`.
     pub fn element(&mut self, el: &Element<'_>, level: u8) -> Result<()> {
         self.visited += 1;
-        if self.visited % 2048 == 0 {
+        if self.visited.is_multiple_of(2048) {
             (self.check)()?;
         }
         if el.is(names::TITLE) && (el.has_text || el.is_leaf()) {
@@ -133,9 +136,20 @@ impl<'c> Renderer<'c> {
         } else {
             level
         };
-        for c in el.elements() {
-            if c.is(names::TITLE) && (c.has_text || c.is_leaf()) {
+        let mut children = el.elements().peekable();
+        while let Some(c) = children.next() {
+            let is_title = |e: &Element<'_>| e.is(names::TITLE) && (e.has_text || e.is_leaf());
+            if is_title(c) {
                 self.element(c, level)?;
+            } else if c.local() == "label"
+                && c.is_leaf()
+                && children.peek().is_some_and(|n| is_title(n))
+            {
+                // `<label>2.1.</label><title>Setup</title>` reads as one heading, "2.1. Setup".
+                let text = c.folded_text();
+                if !text.is_empty() {
+                    self.label = Some(text.into_owned());
+                }
             } else {
                 self.element(c, child_level)?;
             }
@@ -152,7 +166,10 @@ impl<'c> Renderer<'c> {
         if !runs.has_text() {
             return Ok(());
         }
-        let content = runs.finish();
+        let mut content = runs.finish();
+        if let Some(label) = self.label.take() {
+            content.insert(0, Inline::plain(format!("{label} ")));
+        }
         if self.title.is_none() {
             let t = el.folded_text();
             if !t.is_empty() {

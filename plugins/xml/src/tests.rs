@@ -31,8 +31,8 @@ fn blocks(xml: &str) -> Vec<Block> {
 fn article_headings_paragraphs_and_title() {
     let doc = convert(
         "<article><front><title-group><article-title>The <italic>Title</italic></article-title></title-group></front>\
-         <body><sec><title>Intro</title><p>Some <bold>bold</bold> text<sup>11</sup>.</p>\
-         <sec><title>Deeper</title><p>x</p></sec></sec></body></article>",
+         <body><sec><title>Intro</title><p>Some <bold>bold</bold> text<sup>11</sup> <b>70</b>.</p>\
+         <sec><label>1.1.</label><title>Deeper</title><p>x</p></sec></sec></body></article>",
     )
     .unwrap();
     assert_eq!(doc.metadata.title.as_deref(), Some("The Title"));
@@ -44,11 +44,16 @@ fn article_headings_paragraphs_and_title() {
     let Block::Paragraph(p) = &b[2] else {
         panic!("{b:?}")
     };
-    assert_eq!(text_of(p), "Some bold text¹¹.");
+    assert_eq!(text_of(p), "Some bold text¹¹ 70.");
+    assert!(p
+        .iter()
+        .any(|i| matches!(i, Inline::Text { text, style } if text.contains("70") && !style.bold)));
     assert!(p
         .iter()
         .any(|i| matches!(i, Inline::Text { text, style } if text == "bold" && style.bold)));
-    assert!(matches!(&b[3], Block::Heading { level: 3, .. }));
+    assert!(
+        matches!(&b[3], Block::Heading { level: 3, content } if text_of(content) == "1.1. Deeper")
+    );
 }
 
 #[test]

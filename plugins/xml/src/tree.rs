@@ -182,7 +182,7 @@ pub fn parse<'a>(
     let mut events = 0u32;
     loop {
         events = events.wrapping_add(1);
-        if events % CHECK_EVERY == 0 {
+        if events.is_multiple_of(CHECK_EVERY) {
             check()?;
         }
         let event = reader.read_event().map_err(|e| {

@@ -3,7 +3,7 @@
 //! Shared by the OCR providers' tests: include it with
 //! `#[path = "../../ocr-tesseract/tests/support/textgen.rs"] mod textgen;` (dev-dependencies
 //! `ab_glyph = "0.2"` and `image`), or write the pages to disk with
-//! `cargo run -p quire-ocr-tesseract --example gen_ocr_images -- DIR`.
+//! `cargo run -p quire-ocr-tesseract --example gen_tesseract_pages -- DIR`.
 //!
 //! Text is drawn with DejaVu fonts from Debian's `fonts-dejavu-core` package; when the fonts are
 //! absent [`samples`] returns nothing and callers skip. Pages: several fonts and sizes, italic,

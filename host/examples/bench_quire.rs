@@ -2,7 +2,7 @@
 //! chosen types, single-threaded, median of N runs per file, and writes a CSV that
 //! `scripts/bench-corpus.sh` puts beside the peers' figures.
 //!
-//! Usage: bench_corpus CORPUS_DIR OUT_CSV [--types pdf,docx] [--runs 3] [--format md|json]
+//! Usage: bench_quire CORPUS_DIR OUT_CSV [--types pdf,docx] [--runs 3] [--format md|json]
 
 use quire::pipeline::{ConvertControl, ConvertRequest, Engine, OutputFormat};
 use quire::registry::Registry;
@@ -15,7 +15,7 @@ fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 3 {
         eprintln!(
-            "usage: bench_corpus CORPUS_DIR OUT_CSV [--types a,b] [--runs N] [--format md|json]"
+            "usage: bench_quire CORPUS_DIR OUT_CSV [--types a,b] [--runs N] [--format md|json]"
         );
         return std::process::ExitCode::from(2);
     }

@@ -1,6 +1,6 @@
 //! Times the converter on every DOCX of the shared corpus: the median of 3 runs per file,
 //! then the median and maximum over files. Run in release:
-//! `cargo run --release -p quire-plugin-docx --example bench_corpus [DIR]`.
+//! `cargo run --release -p quire-plugin-docx --example bench_docx [DIR]`.
 //! markitdown's in-process median on the same files on the reference machine is 108 ms; the
 //! target is at least 20x faster (5.4 ms).
 

@@ -1,5 +1,5 @@
 //! Writes the generated OCR test pages and their reference texts to a directory:
-//! `cargo run -p quire-ocr-tesseract --example gen_ocr_images -- DIR` gives `DIR/<name>.png|jpg`
+//! `cargo run -p quire-ocr-tesseract --example gen_tesseract_pages -- DIR` gives `DIR/<name>.png|jpg`
 //! and `DIR/<name>.txt` for each page (see tests/support/textgen.rs).
 
 #[path = "../tests/support/textgen.rs"]
