@@ -17,6 +17,7 @@
 
 mod config;
 mod context;
+pub mod datauri;
 mod error;
 pub mod model;
 mod plugin;

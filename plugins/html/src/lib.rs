@@ -10,7 +10,7 @@
 //! dropped. The title comes from `<title>`, else the first `<h1>`.
 
 mod charset;
-mod datauri;
+
 mod dom;
 mod guard;
 mod inline;

@@ -11,10 +11,10 @@
 //! text only, gathered by an iterative traversal, so 100,000 nested `div`s cost neither stack
 //! nor a deep document model.
 
-use crate::datauri;
 use crate::dom::{Dom, Element, NodeData, NodeId};
 use crate::inline::Inlines;
 use crate::links;
+use quire_plugin_api::datauri;
 use quire_plugin_api::{Block, Image, Inline, List, ListItem, Result, Style};
 
 mod table;

@@ -1,6 +1,6 @@
 //! The shared corpus (when present): expectation records for `html/`, and no panic on any file.
 
-mod common;
+use quire_testkit as common;
 
 use quire_plugin_html::HtmlConverter;
 

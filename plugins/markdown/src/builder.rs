@@ -7,8 +7,8 @@
 //! go straight into the enclosing container, keeping the model (and every recursive walk over
 //! it, such as `Drop`) shallow.
 
-use crate::datauri;
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Tag, TagEnd};
+use quire_plugin_api::datauri;
 use quire_plugin_api::{Block, Cell, Image, Inline, List, ListItem, Metadata, Style, Table};
 
 /// A hard ceiling on kept nesting, whatever the configured limit: the model is walked

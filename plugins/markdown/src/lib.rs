@@ -11,7 +11,6 @@
 //! as a link to its address with its alt text.
 
 mod builder;
-mod datauri;
 
 use pulldown_cmark::{Options, Parser};
 use quire_plugin_api::{

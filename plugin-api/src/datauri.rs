@@ -1,7 +1,7 @@
 //! `data:` URIs → image bytes. Remote images are never fetched (plugins do no network I/O), so
 //! an inline `data:` URI is the only way an image in this format reaches the output.
 //!
-//! The html plugin holds the same small module; the two crates share no dependency to put it in.
+//! Shared by every plugin that meets inline images in its source (HTML, Markdown).
 
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use base64::Engine;

@@ -1,10 +1,10 @@
-//! Shared by this crate's integration tests: two flattenings of a [`Document`] — plain text,
-//! and Markdown-like (close enough to the host's renderer for expectation strings that contain
-//! `**` or `[link](href)`) — and the corpus runner. A `must_include` string is met when either
-//! form holds it; a `must_not_include` string must be in neither. The same file lives in the
-//! text, markdown and html plugin crates.
-
-#![allow(dead_code)]
+//! Test support for the plugin crates (a dev-dependency only): the shared corpus runner and
+//! two flattenings of a [`Document`] — plain text, and Markdown-like (close enough to the host's
+//! renderer for expectation strings that contain `**` or `[link](href)`). A `must_include`
+//! string is met when either form holds it; a `must_not_include` string must be in neither.
+//!
+//! The end-to-end corpus suite through the real renderer is `tests/tests/corpus.rs`; these
+//! runners let a plugin crate check itself without the host.
 
 use quire_plugin_api::{Block, Context, Converter, Document, Inline, Input};
 use std::cell::Cell;
@@ -18,10 +18,13 @@ fn markdown() -> bool {
     MARKDOWN.with(Cell::get)
 }
 
-/// The shared corpus, when this machine has it.
+/// The shared corpus, when this machine has it: `QUIRE_CORPUS`, or `../shared/corpus` beside
+/// the workspace.
 pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    dir.is_dir().then_some(dir)
+    let dir = std::env::var_os("QUIRE_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../../shared/corpus"));
+    dir.join("expectations.jsonl").is_file().then_some(dir)
 }
 
 /// The document as Markdown-ish (`markdown`) or plain text: every block on its own line.
@@ -42,9 +45,14 @@ pub fn flatten(doc: &Document, markdown: bool) -> String {
 fn blocks(list: &[Block], out: &mut String) {
     for block in list {
         match block {
-            Block::Heading { content, .. } | Block::Paragraph(content) => {
+            Block::Heading { content, level } => {
+                if markdown() {
+                    out.push_str(&"#".repeat(usize::from((*level).clamp(1, 6))));
+                    out.push(' ');
+                }
                 inlines(content, out);
             }
+            Block::Paragraph(content) => inlines(content, out),
             Block::List(list) => {
                 for item in &list.items {
                     out.push_str("- ");
@@ -222,6 +230,45 @@ pub fn run_all_files(conv: &dyn Converter, kind: &str, mime: &str) -> usize {
             };
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
             let _ = convert(conv, &bytes, name, mime);
+            n += 1;
+        }
+    }
+    n
+}
+
+/// Truncated and byte-flipped copies of every corpus file of `kind`: each must end in a
+/// document or an error, never a panic. Returns how many copies were converted.
+pub fn run_damaged_copies(conv: &dyn Converter, kind: &str, mime: &str) -> usize {
+    let Some(corpus) = corpus_dir() else { return 0 };
+    let Ok(entries) = std::fs::read_dir(corpus.join(kind)) else {
+        return 0;
+    };
+    let mut n = 0;
+    for entry in entries.flatten() {
+        let Ok(bytes) = std::fs::read(entry.path()) else {
+            continue;
+        };
+        let mut variants: Vec<Vec<u8>> = [1, 3, 7, 10]
+            .iter()
+            .map(|tenths| bytes[..bytes.len() * tenths / 10].to_vec())
+            .collect();
+        let mut seed = bytes.len() as u64 | 1;
+        for _ in 0..4 {
+            let mut v = bytes.clone();
+            for _ in 0..(v.len() / 200).max(1) {
+                // xorshift: a cheap deterministic sprinkling of damage.
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                if !v.is_empty() {
+                    let at = (seed as usize) % v.len();
+                    v[at] = (seed >> 32) as u8;
+                }
+            }
+            variants.push(v);
+        }
+        for v in variants {
+            let _ = convert(conv, &v, "damaged", mime);
             n += 1;
         }
     }
