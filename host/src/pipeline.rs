@@ -196,7 +196,9 @@ impl Engine {
             Some(id) => Some(self.ocr_provider(id)?),
             None => None,
         };
-        let mut ctx = Context::new().with_limits(self.limits.clone());
+        let mut ctx = Context::new()
+            .with_limits(self.limits.clone())
+            .with_structured_data(req.format == OutputFormat::Json);
         if let Some(deadline) = control.deadline {
             ctx = ctx.with_deadline(deadline);
         }

@@ -73,6 +73,7 @@ pub struct Context<'a> {
     ocr: Option<OcrRequest<'a>>,
     ocr_images: u32,
     warnings: Vec<String>,
+    structured_data: bool,
 }
 
 impl<'a> Context<'a> {
@@ -86,7 +87,20 @@ impl<'a> Context<'a> {
             ocr: None,
             ocr_images: 0,
             warnings: Vec::new(),
+            structured_data: true,
         }
+    }
+
+    /// Tells converters whether `Document.data` will be used (JSON output). Default true.
+    pub fn with_structured_data(mut self, wanted: bool) -> Self {
+        self.structured_data = wanted;
+        self
+    }
+
+    /// Whether the caller uses `Document.data`; a converter may skip building the tree when not
+    /// (Markdown output renders the blocks only).
+    pub fn wants_structured_data(&self) -> bool {
+        self.structured_data
     }
 
     pub fn with_limits(mut self, limits: Limits) -> Self {

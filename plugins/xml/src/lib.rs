@@ -93,10 +93,13 @@ impl Converter for XmlConverter {
         let mut part = Part::section();
         part.blocks = blocks;
         doc.parts.push(part);
-        doc.data = Some(match roots.as_slice() {
-            [root] => tree::to_json(root),
-            many => serde_json::Value::Array(many.iter().map(tree::to_json).collect()),
-        });
+        // The JsonML tree is a third of the work; Markdown output does not use it.
+        if ctx.wants_structured_data() {
+            doc.data = Some(match roots.as_slice() {
+                [root] => tree::to_json(root),
+                many => serde_json::Value::Array(many.iter().map(tree::to_json).collect()),
+            });
+        }
         Ok(doc)
     }
 }

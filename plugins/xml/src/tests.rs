@@ -155,3 +155,16 @@ fn deep_but_allowed_nesting_converts() {
     let xml = format!("{}text{}", "<a>".repeat(500), "</a>".repeat(500));
     assert!(convert(&xml).is_ok());
 }
+
+#[test]
+fn markdown_only_conversions_skip_the_tree() {
+    let input = Input {
+        bytes: b"<a><title>T</title><p>x</p></a>",
+        file_name: "a.xml",
+        mime: "application/xml",
+    };
+    let mut ctx = Context::new().with_structured_data(false);
+    let doc = XmlConverter.convert(&input, &mut ctx).unwrap();
+    assert_eq!(doc.data, None);
+    assert!(!doc.parts[0].blocks.is_empty());
+}
