@@ -111,6 +111,7 @@ fn main() {
     let (mut ours_total, mut text_total, mut p2t_total) = (0.0f64, 0.0f64, 0.0f64);
     let mut pages_total = 0u64;
     let (mut f1s, mut gt_f1s, mut gt_bi) = (Vec::new(), Vec::new(), Vec::new());
+    let mut p2t_gt: Vec<(f64, f64, String)> = Vec::new();
     let (mut converted, mut failed) = (0, Vec::new());
     let (mut h_hit_p, mut h_ours, mut h_hit_r, mut h_gt) = (0, 0, 0, 0);
     let (mut exp_ok, mut exp_n) = (0, 0);
@@ -205,6 +206,11 @@ fn main() {
             gb = s.1;
             gt_f1s.push((gf, name.clone()));
             gt_bi.push(gb);
+            // pdftotext against the same ground truth: the reading-order bar to meet.
+            if let Some(r) = &p2t_text {
+                let p = scores(r, &strip_markdown(&md));
+                p2t_gt.push((p.0, p.1, name.clone()));
+            }
             let gt_heads = markdown_headings(&md);
             let ours_heads: Vec<String> = doc
                 .parts
@@ -292,6 +298,12 @@ fn main() {
         gt_f1s.len(),
         gt_bi.iter().sum::<f64>() / gt_bi.len().max(1) as f64,
         gt_f1s
+    );
+    println!(
+        "pdftotext vs ground truth: word F1 {:.3}, bigram {:.3}; per file (F1, bigram): {:?}",
+        p2t_gt.iter().map(|x| x.0).sum::<f64>() / p2t_gt.len().max(1) as f64,
+        p2t_gt.iter().map(|x| x.1).sum::<f64>() / p2t_gt.len().max(1) as f64,
+        p2t_gt
     );
     println!(
         "headings vs ground truth: recall {}/{} = {:.2}, precision {}/{} = {:.2}",
