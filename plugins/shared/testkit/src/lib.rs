@@ -274,3 +274,58 @@ pub fn run_damaged_copies(conv: &dyn Converter, kind: &str, mime: &str) -> usize
     }
     n
 }
+
+/// Times `conv` on every corpus file of `kind` (files whose name contains `filter`): the median
+/// of `BENCH_REPEAT` runs (default 3) per file, then the median over files, beside the median
+/// of best runs (on a busy machine the closer estimate). Prints a line per file and a summary.
+pub fn bench_corpus(conv: &dyn Converter, kind: &str, mime: &str, filter: &str) {
+    let Some(corpus) = corpus_dir() else {
+        eprintln!("no corpus (set QUIRE_CORPUS)");
+        return;
+    };
+    let Ok(rd) = std::fs::read_dir(corpus.join(kind)) else {
+        eprintln!("no {kind} folder in the corpus");
+        return;
+    };
+    let repeat: usize = std::env::var("BENCH_REPEAT")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(3);
+    let mut paths: Vec<PathBuf> = rd
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().contains(filter))
+        .collect();
+    paths.sort();
+    let (mut medians, mut bests) = (Vec::new(), Vec::new());
+    for path in &paths {
+        let Ok(bytes) = std::fs::read(path) else {
+            continue;
+        };
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let mut runs: Vec<f64> = (0..repeat.max(1))
+            .map(|_| {
+                let t = std::time::Instant::now();
+                let _ = convert(conv, &bytes, name, mime);
+                t.elapsed().as_secs_f64() * 1000.0
+            })
+            .collect();
+        runs.sort_by(f64::total_cmp);
+        let median = runs[runs.len() / 2];
+        println!("{median:>9.3} ms  (best {:.3})  {name}", runs[0]);
+        medians.push(median);
+        bests.push(runs[0]);
+    }
+    medians.sort_by(f64::total_cmp);
+    bests.sort_by(f64::total_cmp);
+    if let (Some(m), Some(b), Some(max)) = (
+        medians.get(medians.len() / 2),
+        bests.get(bests.len() / 2),
+        medians.last(),
+    ) {
+        println!(
+            "{kind}: {} files, median {m:.3} ms per file, max {max:.3} ms (median of best runs {b:.3} ms)",
+            medians.len()
+        );
+    }
+}
