@@ -7,10 +7,14 @@ pub mod markdown;
 use quire_plugin_api::{Block, Document, Inline};
 use std::path::Path;
 
-/// The two output formats of the interface.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// The two output formats of the interface (`md`, `json`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
 pub enum OutputFormat {
+    #[serde(rename = "md")]
     Markdown,
+    #[serde(rename = "json")]
     Json,
 }
 

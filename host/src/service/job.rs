@@ -46,38 +46,8 @@ impl Status {
     }
 }
 
-/// `md` or `json`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-pub enum OutputFormat {
-    #[serde(rename = "md")]
-    Markdown,
-    #[serde(rename = "json")]
-    Json,
-}
-
-impl OutputFormat {
-    pub fn parse(s: &str) -> Option<OutputFormat> {
-        match s {
-            "md" => Some(OutputFormat::Markdown),
-            "json" => Some(OutputFormat::Json),
-            _ => None,
-        }
-    }
-
-    pub fn extension(self) -> &'static str {
-        match self {
-            OutputFormat::Markdown => "md",
-            OutputFormat::Json => "json",
-        }
-    }
-
-    pub fn content_type(self) -> &'static str {
-        match self {
-            OutputFormat::Markdown => "text/markdown; charset=utf-8",
-            OutputFormat::Json => "application/json; charset=utf-8",
-        }
-    }
-}
+/// `md` or `json`: the renderer's type, also the job field.
+pub use crate::render::OutputFormat;
 
 /// Facts fixed at creation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
