@@ -2,7 +2,7 @@
 
 use super::errors::{detail, ApiError, ErrorDetail, ValidationErrors};
 use super::job::{download_name, timestamp, Job, JobSpec, JobView};
-use super::upload::{read_form, OcrPolicy};
+use super::upload::{read_form, OcrPolicy, Upload};
 use super::{openapi, retention, worker, Shared};
 use axum::body::Body;
 use axum::extract::{FromRequest, Multipart, Path, Request, State};
@@ -134,13 +134,25 @@ pub async fn create_job(
         built: &built,
         provider_three_key: config.ocr_provider_three_api_key.is_some(),
     };
-    let form = read_form(multipart, part_path, config.max_file_size, &policy).await?;
-    let path = form.file.path().to_path_buf();
-    let file_name = form.file_name.clone();
-    let detected =
-        tokio::task::spawn_blocking(move || crate::detect::detect_file(&path, &file_name))
-            .await
-            .map_err(ApiError::internal)??;
+    let inline_max = shared.store.inline_input_limit();
+    let form = read_form(
+        multipart,
+        part_path,
+        config.max_file_size,
+        inline_max,
+        &policy,
+    )
+    .await?;
+    let detected = match &form.file {
+        Upload::Memory(bytes) => crate::detect::detect(bytes, &form.file_name),
+        Upload::Disk(file) => {
+            let path = file.path().to_path_buf();
+            let file_name = form.file_name.clone();
+            tokio::task::spawn_blocking(move || crate::detect::detect_file(&path, &file_name))
+                .await
+                .map_err(ApiError::internal)??
+        }
+    };
     let summary = shared.registry.supported_summary();
     let detected = match detected {
         Ok(d) if shared.registry.supports(d.mime) => d,
@@ -174,12 +186,22 @@ pub async fn create_job(
         created_at: now,
         input_bytes: form.size,
         mime: detected.mime.to_string(),
+        input_in_store: false,
     };
-    let job = Job::new(spec);
-    form.file.keep(&worker::upload_path(&shared, &id)).await?;
-    if let Err(e) = shared.store.create(&job).await {
-        let _ = std::fs::remove_file(worker::upload_path(&shared, &id));
-        return Err(e.into());
+    let mut job = Job::new(spec);
+    match form.file {
+        Upload::Memory(bytes) => {
+            // The record and the bytes land in one commit: one fsync, no file.
+            job.spec.input_in_store = true;
+            shared.store.create(&job, Some(bytes)).await?;
+        }
+        Upload::Disk(file) => {
+            file.keep(&worker::upload_path(&shared, &id)).await?;
+            if let Err(e) = shared.store.create(&job, None).await {
+                let _ = std::fs::remove_file(worker::upload_path(&shared, &id));
+                return Err(e.into());
+            }
+        }
     }
     shared.metrics.job_created();
     shared.wake_workers.notify_one();

@@ -11,7 +11,9 @@
 //! - orphans: `PR_SET_PDEATHSIG` kills the child when its worker dies (`kill -9` of a worker
 //!   leaves no conversion running; the job is reclaimed and run again elsewhere).
 //!
-//! Protocol: the parent writes one JSON [`ChildSpec`] on stdin. The child writes lines on
+//! Protocol: the parent writes one line of JSON on stdin, `{"spec": <ChildSpec>, "inline_len": n}`,
+//! followed by `n` raw bytes when the upload travels with it (small uploads the store keeps;
+//! otherwise the child reads the file at `spec.input`). The child writes lines on
 //! stdout: `progress <done> <total>` (throttled) and finally `done <metadata JSON>` or
 //! `error <{"kind","message"} JSON>`. The output goes to the temporary path of the spec; the
 //! worker moves it into place and records the end of the attempt (fenced by its number). Anything the child writes to
@@ -23,6 +25,7 @@ use serde_json::{json, Map, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
@@ -35,7 +38,11 @@ const KILL_GRACE: Duration = Duration::from_secs(2);
 /// One conversion for the child.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ChildSpec {
+    /// The upload on disk; unused when `inline` is set.
     pub input: PathBuf,
+    /// The upload itself, sent on the child's stdin after the spec line (not part of the JSON).
+    #[serde(skip)]
+    pub inline: Option<Arc<[u8]>>,
     pub output: PathBuf,
     pub file_name: String,
     /// `md` or `json`.
@@ -46,6 +53,15 @@ pub struct ChildSpec {
     /// Honour the fault-injection inputs (debug builds only; see `faults`).
     #[serde(default)]
     pub test_faults: bool,
+}
+
+/// The first line of a request on the child's stdin.
+#[derive(Serialize, Deserialize)]
+struct Request<S> {
+    spec: S,
+    /// Bytes of upload that follow the line.
+    #[serde(default)]
+    inline_len: Option<usize>,
 }
 
 /// How the child ended.
@@ -143,11 +159,18 @@ impl Slot {
     ) -> ChildOutcome {
         let started = Instant::now();
         let max_memory = spec.config.conversion_max_memory;
-        let mut payload = match serde_json::to_vec(spec) {
+        let request = Request {
+            spec,
+            inline_len: spec.inline.as_ref().map(|b| b.len()),
+        };
+        let mut payload = match serde_json::to_vec(&request) {
             Ok(p) => p,
             Err(_) => return internal("The conversion could not be started."),
         };
         payload.push(b'\n');
+        if let Some(bytes) = &spec.inline {
+            payload.extend_from_slice(bytes);
+        }
         // Reuse the child when it is alive; a write failure means it died idle: start another.
         let mut live = None;
         for _ in 0..2 {
@@ -314,20 +337,37 @@ fn explain_crash(
 /// The child side: `quire __convert-child`. Serves one [`ChildSpec`] per stdin line until
 /// stdin closes. Returns the process exit code.
 pub fn run_isolated_child() -> i32 {
-    use std::io::BufRead;
+    use std::io::{BufRead, Read};
     let parent = std::os::unix::process::parent_id();
     apply_death_signal(parent);
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut engine: Option<crate::pipeline::Engine> = None;
-    for line in stdin.lock().lines() {
-        let Ok(line) = line else { return 2 };
+    let mut input = stdin.lock();
+    loop {
+        let mut line = String::new();
+        match input.read_line(&mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(_) => return 2,
+        }
         if line.trim().is_empty() {
             continue;
         }
-        let spec: ChildSpec = match serde_json::from_str(&line) {
-            Ok(s) => s,
+        let spec = match serde_json::from_str::<Request<ChildSpec>>(&line) {
+            Ok(Request { spec, inline_len }) => {
+                let mut spec = spec;
+                if let Some(n) = inline_len {
+                    let mut bytes = vec![0u8; n];
+                    if input.read_exact(&mut bytes).is_err() {
+                        eprintln!("quire: the upload sent with the conversion spec is truncated");
+                        return 2;
+                    }
+                    spec.inline = Some(bytes.into());
+                }
+                spec
+            }
             Err(e) => {
                 eprintln!("quire: bad conversion spec: {e}");
                 return 2;
@@ -433,13 +473,20 @@ fn convert_one(
     use quire_plugin_api::Error;
 
     let deadline = Instant::now() + Duration::from_secs(spec.timeout_secs);
-    let bytes = match std::fs::read(&spec.input) {
-        Ok(b) => b,
-        Err(_) => {
-            return Ok(Err(Error::internal(
-                "The uploaded file is no longer available.",
-            )))
-        }
+    let read;
+    let bytes: &[u8] = match &spec.inline {
+        Some(b) => b,
+        None => match std::fs::read(&spec.input) {
+            Ok(b) => {
+                read = b;
+                &read
+            }
+            Err(_) => {
+                return Ok(Err(Error::internal(
+                    "The uploaded file is no longer available.",
+                )))
+            }
+        },
     };
     let mut last_report = Instant::now() - Duration::from_secs(1);
     let mut last_done = u64::MAX;
@@ -456,13 +503,13 @@ fn convert_one(
         }
     };
     if spec.test_faults || std::env::var_os("QUIRE_TEST_FAULTS").is_some() {
-        super::faults::maybe_inject(&bytes, &mut report);
+        super::faults::maybe_inject(bytes, &mut report);
     }
     let Some(format) = OutputFormat::parse(&spec.format) else {
         return Ok(Err(Error::internal("Unknown output format.")));
     };
     let request = ConvertRequest {
-        bytes: &bytes,
+        bytes,
         file_name: &spec.file_name,
         format,
         ocr_provider: spec.ocr_provider.as_deref(),

@@ -69,6 +69,10 @@ pub struct JobSpec {
     pub input_bytes: u64,
     /// MIME type detected at upload.
     pub mime: String,
+    /// The upload is kept in the store with the record (small files on the embedded store),
+    /// not under `UPLOAD_DIR`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub input_in_store: bool,
 }
 
 /// Everything that changes after creation.

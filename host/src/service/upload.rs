@@ -1,10 +1,16 @@
 //! `POST /api/v1/jobs` body: multipart parsed as it streams, the file written straight to
 //! `UPLOAD_DIR/<job id>.part` with the size limit enforced per chunk.
 //!
-//! The upload is never held in memory, and a rejected, invalid or aborted upload leaves no
-//! file behind: [`PartialFile`] removes it when dropped, which also covers a client that
-//! disconnects mid-body (axum drops the handler future). The client's filename is kept only as
-//! text; the path is derived from the job id.
+//! Small files (up to the store's inline limit, [`super::store::Store::inline_input_limit`],
+//! 64 KiB on the embedded store) stay in a buffer of at most that size and are committed with the job
+//! record in the store's group commit: creating, syncing and renaming a file per upload costs
+//! far more than the upload itself (ext4 inode allocation under the directory lock, plus an
+//! fsync). The first chunk that would pass the limit spills the buffer to the `.part` file and
+//! streaming goes on from there, so a large upload is never held in memory.
+//!
+//! A rejected, invalid or aborted upload leaves no file behind: [`PartialFile`] removes it when
+//! dropped, which also covers a client that disconnects mid-body (axum drops the handler
+//! future). The client's filename is kept only as text; the path is derived from the job id.
 
 use super::errors::{ApiError, FieldError};
 use super::job::{client_file_name, OutputFormat};
@@ -56,9 +62,17 @@ impl Drop for PartialFile {
     }
 }
 
+/// Where the uploaded bytes are.
+pub enum Upload {
+    /// A small file, whole (at most the inline limit).
+    Memory(Vec<u8>),
+    /// A file streamed to `UPLOAD_DIR`, synced to disk.
+    Disk(PartialFile),
+}
+
 /// The validated form.
 pub struct CreateForm {
-    pub file: PartialFile,
+    pub file: Upload,
     pub file_name: String,
     pub size: u64,
     pub output_format: OutputFormat,
@@ -76,14 +90,16 @@ pub struct OcrPolicy<'a> {
 
 pub const OCR_PROVIDERS: [&str; 3] = ["provider_one", "provider_two", "provider_three"];
 
-/// Reads the whole form, streaming the file to `part_path`.
+/// Reads the whole form. A file of at most `inline_max` bytes is kept in memory; a larger one
+/// streams to `part_path`.
 pub async fn read_form(
     multipart: Option<Multipart>,
     part_path: PathBuf,
     max_size: u64,
+    inline_max: usize,
     ocr: &OcrPolicy<'_>,
 ) -> Result<CreateForm, ApiError> {
-    let mut file: Option<PartialFile> = None;
+    let mut file: Option<Upload> = None;
     let mut file_name = String::new();
     let mut size: u64 = 0;
     let mut file_error: Option<FieldError> = None;
@@ -110,13 +126,12 @@ pub async fn read_form(
                     continue;
                 };
                 file_name = client_file_name(&raw_name);
-                let guard = PartialFile::new(part_path.clone());
-                let mut out = tokio::fs::File::create(guard.path()).await?;
+                let mut small: Vec<u8> = Vec::new();
+                let mut disk: Option<(PartialFile, tokio::fs::File)> = None;
                 while let Some(chunk) = field.chunk().await.map_err(bad_body)? {
                     size += chunk.len() as u64;
                     if size > max_size {
-                        drop(out);
-                        drop(guard);
+                        drop(disk);
                         let deadline = tokio::time::Instant::now() + DISCARD_TIME;
                         let mut discarded = 0u64;
                         while discarded <= MAX_DISCARD {
@@ -126,29 +141,33 @@ pub async fn read_form(
                             }
                         }
                         drop(field);
-                        'fields: while discarded <= MAX_DISCARD {
-                            let Ok(Ok(Some(mut next))) =
-                                tokio::time::timeout_at(deadline, multipart.next_field()).await
-                            else {
-                                break;
-                            };
-                            loop {
-                                match tokio::time::timeout_at(deadline, next.chunk()).await {
-                                    Ok(Ok(Some(chunk))) => discarded += chunk.len() as u64,
-                                    _ => break,
-                                }
-                                if discarded > MAX_DISCARD {
-                                    break 'fields;
-                                }
-                            }
-                        }
+                        discard_fields(&mut multipart, deadline, discarded).await;
                         return Err(ApiError::TooLarge(max_size));
                     }
+                    if disk.is_none() && size <= inline_max as u64 {
+                        small.extend_from_slice(&chunk);
+                        continue;
+                    }
+                    let (_, out) = match &mut disk {
+                        Some(d) => d,
+                        None => {
+                            let guard = PartialFile::new(part_path.clone());
+                            let mut out = tokio::fs::File::create(guard.path()).await?;
+                            out.write_all(&small).await?;
+                            small = Vec::new();
+                            disk.insert((guard, out))
+                        }
+                    };
                     out.write_all(&chunk).await?;
                 }
-                out.flush().await?;
-                out.sync_data().await?;
-                file = Some(guard);
+                file = Some(match disk {
+                    Some((guard, mut out)) => {
+                        out.flush().await?;
+                        out.sync_data().await?;
+                        Upload::Disk(guard)
+                    }
+                    None => Upload::Memory(small),
+                });
             } else if matches!(
                 name.as_str(),
                 "output_format" | "use_ocr" | "ocr_provider" | "webhook_url"
@@ -281,6 +300,30 @@ pub async fn read_form(
             webhook_url,
         }),
         _ => Err(ApiError::internal("form validation fell through")),
+    }
+}
+
+/// The fields after an oversized file, read and dropped (see [`MAX_DISCARD`]).
+async fn discard_fields(
+    multipart: &mut Multipart,
+    deadline: tokio::time::Instant,
+    mut discarded: u64,
+) {
+    'fields: while discarded <= MAX_DISCARD {
+        let Ok(Ok(Some(mut next))) =
+            tokio::time::timeout_at(deadline, multipart.next_field()).await
+        else {
+            break;
+        };
+        loop {
+            match tokio::time::timeout_at(deadline, next.chunk()).await {
+                Ok(Ok(Some(chunk))) => discarded += chunk.len() as u64,
+                _ => break,
+            }
+            if discarded > MAX_DISCARD {
+                break 'fields;
+            }
+        }
     }
 }
 

@@ -111,7 +111,20 @@ async fn run_job(
     let input = upload_path(shared, &id);
     let temp = temp_output_path(shared, &id, attempt);
     let store = &shared.store;
-    if !input.is_file() {
+    let mut inline = None;
+    if job.spec.input_in_store {
+        match store.input(&id).await {
+            Ok(Some(bytes)) => inline = Some(Arc::<[u8]>::from(bytes)),
+            Ok(None) => {}
+            Err(e) => {
+                tracing::error!(job = %id, error = %e, "cannot read the job's upload from the store; handing the job back");
+                let _ = store.release(&id, attempt, Utc::now()).await;
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                return;
+            }
+        }
+    }
+    if inline.is_none() && !input.is_file() {
         let finish = failure(
             &job,
             attempt,
@@ -124,6 +137,7 @@ async fn run_job(
     }
     let spec = ChildSpec {
         input,
+        inline,
         output: temp.clone(),
         file_name: job.spec.file_name.clone(),
         format: job.spec.output_format.extension().to_string(),

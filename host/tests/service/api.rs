@@ -93,6 +93,46 @@ both_stores!(job_completes_and_result_downloads, |kind| async move {
     s.stop().await;
 });
 
+both_stores!(
+    small_uploads_stay_in_the_store_large_ones_on_disk,
+    |kind| async move {
+        let mut s = TestServer::start(kind).await;
+        let small = b"A small upload.\n".to_vec();
+        let limit = 64 * 1024;
+        // Just over the embedded store's inline limit: it spills to UPLOAD_DIR while streaming.
+        let large: Vec<u8> = b"word ".iter().copied().cycle().take(limit + 1).collect();
+        let at_limit: Vec<u8> = b"text ".iter().copied().cycle().take(limit).collect();
+        let a = s.create("small.txt", &small, "md").await;
+        let b = s.create("large.txt", &large, "md").await;
+        let c = s.create("limit.txt", &at_limit, "md").await;
+        for (id, bytes) in [(&a, small.len()), (&b, large.len()), (&c, at_limit.len())] {
+            let job = s.wait_final(id, WAIT).await;
+            assert_eq!(job["status"], "completed", "{job}");
+            assert_eq!(job["metadata"]["input_bytes"], bytes as u64);
+            let text = s
+                .client
+                .get(s.url(&format!("/api/v1/jobs/{id}/result")))
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            assert!(text.len() + 16 >= bytes, "{} of {bytes}", text.len());
+        }
+        let mut uploads = files_in(&s.config.upload_dir);
+        uploads.sort();
+        let mut expected = match kind {
+            // Small files never touched the disk; the large one did.
+            StoreKind::Embedded => vec![b.clone()],
+            StoreKind::Redis => vec![a.clone(), b.clone(), c.clone()],
+        };
+        expected.sort();
+        assert_eq!(uploads, expected);
+        s.stop().await;
+    }
+);
+
 both_stores!(non_ascii_names_get_an_rfc5987_filename, |kind| async move {
     let mut s = TestServer::start(kind).await;
     let id = s

@@ -167,7 +167,7 @@ async fn bench_create_latency() {
     let s = remote(proc.addr.as_deref().unwrap(), dir, config);
     // Warm up.
     create_latencies(&s.base, 4, 10).await;
-    let all = create_latencies(&s.base, 32, 40).await;
+    let all = create_latencies(&s.base, 32, 150).await;
     println!(
         "BENCH create_latency (embedded, 32 clients, 10 KB, {} requests): p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
         all.len(),
@@ -381,6 +381,7 @@ async fn bench_isolation_overhead() {
     for i in 0..n {
         let spec = ChildSpec {
             input: input.clone(),
+            inline: None,
             output: dir.path().join(format!("out{i}.md")),
             file_name: "in.txt".into(),
             format: "md".into(),
@@ -402,6 +403,7 @@ async fn bench_isolation_overhead() {
     for i in 0..n {
         let spec = ChildSpec {
             input: input.clone(),
+            inline: None,
             output: dir.path().join(format!("slot{i}.md")),
             file_name: "in.txt".into(),
             format: "md".into(),

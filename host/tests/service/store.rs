@@ -59,6 +59,7 @@ fn new_job(notify: bool) -> Job {
         created_at: Utc::now(),
         input_bytes: 5,
         mime: "text/plain".into(),
+        input_in_store: false,
     })
 }
 
@@ -75,8 +76,8 @@ both_stores!(claims_are_fifo_and_count_attempts, |kind| async move {
     let store = open(kind).await;
     let a = new_job(false);
     let b = new_job(false);
-    store.create(&a).await.unwrap();
-    store.create(&b).await.unwrap();
+    store.create(&a, None).await.unwrap();
+    store.create(&b, None).await.unwrap();
     assert_eq!(store.queue_depth().await.unwrap(), 2);
     let now = Utc::now();
     let lease = now.timestamp_millis() + 60_000;
@@ -95,10 +96,72 @@ both_stores!(claims_are_fifo_and_count_attempts, |kind| async move {
     store.close().await;
 });
 
+both_stores!(
+    small_uploads_live_in_the_store_until_the_job_ends,
+    |kind| async move {
+        let store = open(kind).await;
+        let mut a = new_job(false);
+        a.spec.input_in_store = true;
+        if kind == StoreKind::Redis {
+            // Redis keeps every upload under UPLOAD_DIR.
+            assert_eq!(store.inline_input_limit(), 0);
+            assert!(store.create(&a, Some(b"hello".to_vec())).await.is_err());
+            assert!(store.get(&a.spec.id).await.unwrap().is_none());
+            store.close().await;
+            return;
+        }
+        assert!(store.inline_input_limit() >= 10 * 1024);
+        store.create(&a, Some(b"hello".to_vec())).await.unwrap();
+        assert!(
+            store
+                .get(&a.spec.id)
+                .await
+                .unwrap()
+                .unwrap()
+                .spec
+                .input_in_store
+        );
+        assert_eq!(store.input(&a.spec.id).await.unwrap().unwrap(), b"hello");
+        let now = Utc::now();
+        let lease = now.timestamp_millis() + 60_000;
+        // A handed-back attempt keeps it for the next one...
+        let c = store.claim(now, lease).await.unwrap().unwrap();
+        assert!(store.release(&a.spec.id, c.attempt, now).await.unwrap());
+        assert_eq!(store.input(&a.spec.id).await.unwrap().unwrap(), b"hello");
+        // ...as does a reclaimed one...
+        let c = store
+            .claim(now, now.timestamp_millis() - 1)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(c.attempt, 1);
+        assert_eq!(
+            store.reclaim(Utc::now()).await.unwrap(),
+            vec![Reclaimed::Requeued(a.spec.id.clone())]
+        );
+        assert_eq!(store.input(&a.spec.id).await.unwrap().unwrap(), b"hello");
+        // ...and the end of the job removes it.
+        let c = store.claim(now, lease).await.unwrap().unwrap();
+        assert!(store
+            .finish(&a.spec.id, c.attempt, &done(Status::Completed))
+            .await
+            .unwrap());
+        assert!(store.input(&a.spec.id).await.unwrap().is_none());
+        // Deleting a job that has not run removes its upload too.
+        let mut b = new_job(false);
+        b.spec.input_in_store = true;
+        store.create(&b, Some(vec![7u8; 1000])).await.unwrap();
+        assert_eq!(store.input(&b.spec.id).await.unwrap().unwrap().len(), 1000);
+        assert!(store.delete(&b.spec.id).await.unwrap().is_some());
+        assert!(store.input(&b.spec.id).await.unwrap().is_none());
+        store.close().await;
+    }
+);
+
 both_stores!(progress_is_monotonic_and_fenced, |kind| async move {
     let store = open(kind).await;
     let a = new_job(false);
-    store.create(&a).await.unwrap();
+    store.create(&a, None).await.unwrap();
     let now = Utc::now();
     let c = store
         .claim(now, now.timestamp_millis() + 60_000)
@@ -161,7 +224,7 @@ both_stores!(
     |kind| async move {
         let store = open(kind).await;
         let a = new_job(true);
-        store.create(&a).await.unwrap();
+        store.create(&a, None).await.unwrap();
         let id = a.spec.id.clone();
         let mut attempts = Vec::new();
         for round in 1..=MAX_ATTEMPTS {
@@ -192,6 +255,12 @@ both_stores!(
         assert_eq!(j.state.status, Status::Failed);
         assert!(j.state.error_message.unwrap().contains("3 times"));
         assert!(j.state.completed_at.is_some());
+        let metadata = serde_json::Value::Object(j.state.metadata.unwrap());
+        assert_eq!(
+            metadata,
+            json!({"detected_mime": "text/plain", "input_bytes": 5,
+                   "error_kind": "worker_lost", "attempts": 3})
+        );
         // The failure is notified.
         let now = Utc::now().timestamp_millis();
         let d = store
@@ -212,7 +281,7 @@ both_stores!(
 both_stores!(live_leases_are_kept_and_renewed, |kind| async move {
     let store = open(kind).await;
     let a = new_job(false);
-    store.create(&a).await.unwrap();
+    store.create(&a, None).await.unwrap();
     let now = Utc::now();
     let c = store
         .claim(now, now.timestamp_millis() + 200)
@@ -236,8 +305,8 @@ both_stores!(release_hands_back_without_counting, |kind| async move {
     let store = open(kind).await;
     let a = new_job(false);
     let b = new_job(false);
-    store.create(&a).await.unwrap();
-    store.create(&b).await.unwrap();
+    store.create(&a, None).await.unwrap();
+    store.create(&b, None).await.unwrap();
     let now = Utc::now();
     let c = store
         .claim(now, now.timestamp_millis() + 60_000)
@@ -268,8 +337,8 @@ both_stores!(
         let store = open(kind).await;
         let quiet = new_job(false);
         let loud = new_job(true);
-        store.create(&quiet).await.unwrap();
-        store.create(&loud).await.unwrap();
+        store.create(&quiet, None).await.unwrap();
+        store.create(&loud, None).await.unwrap();
         let now = Utc::now();
         for _ in 0..2 {
             let c = store
@@ -325,8 +394,8 @@ both_stores!(
         let store = open(kind).await;
         let a = new_job(false);
         let b = new_job(false);
-        store.create(&a).await.unwrap();
-        store.create(&b).await.unwrap();
+        store.create(&a, None).await.unwrap();
+        store.create(&b, None).await.unwrap();
         let now = Utc::now();
         let c = store
             .claim(now, now.timestamp_millis() + 60_000)
@@ -370,7 +439,7 @@ both_stores!(
         for _ in 0..50 {
             let j = new_job(false);
             ids.push(j.spec.id.clone());
-            store.create(&j).await.unwrap();
+            store.create(&j, None).await.unwrap();
         }
         let mut tasks = Vec::new();
         for _ in 0..8 {

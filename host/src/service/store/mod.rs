@@ -88,6 +88,17 @@ pub fn lost_worker_message() -> String {
     )
 }
 
+/// The metadata of a job failed by [`Store::reclaim`]: what a worker records for a failed
+/// attempt (the Redis store builds the same object in `reclaim.lua`).
+pub fn lost_worker_metadata(job: &Job) -> Map<String, Value> {
+    let mut metadata = job.state.metadata.clone().unwrap_or_default();
+    metadata.insert("detected_mime".into(), job.spec.mime.clone().into());
+    metadata.insert("input_bytes".into(), job.spec.input_bytes.into());
+    metadata.insert("error_kind".into(), "worker_lost".into());
+    metadata.insert("attempts".into(), job.state.attempts.into());
+    metadata
+}
+
 #[derive(Clone)]
 pub enum Store {
     Embedded(embedded::EmbeddedStore),
@@ -129,9 +140,39 @@ impl Store {
         dispatch!(self, s => s.ping().await)
     }
 
-    /// Stores a new pending job and queues it.
-    pub async fn create(&self, job: &Job) -> StoreResult<()> {
-        dispatch!(self, s => s.create(job).await)
+    /// The largest upload this store keeps itself, with the job record (0: none).
+    ///
+    /// The embedded store commits a small upload in the same transaction as its record, so a
+    /// job costs one group-committed fsync and no file. Redis keeps every upload under
+    /// `UPLOAD_DIR`: its durability is the Redis server's configuration, and inputs of
+    /// many servers in Redis memory would compete with the queue.
+    pub fn inline_input_limit(&self) -> usize {
+        match self {
+            Store::Embedded(_) => embedded::INLINE_INPUT_MAX,
+            Store::Redis(_) => 0,
+        }
+    }
+
+    /// Stores a new pending job and queues it; `input` is the upload when the store keeps it
+    /// (at most [`Store::inline_input_limit`] bytes; the job's `input_in_store` is set).
+    pub async fn create(&self, job: &Job, input: Option<Vec<u8>>) -> StoreResult<()> {
+        match self {
+            Store::Embedded(s) => s.create(job, input).await,
+            Store::Redis(s) => match input {
+                None => s.create(job).await,
+                Some(_) => Err(StoreError(
+                    "the Redis store keeps no uploads; they go to UPLOAD_DIR".into(),
+                )),
+            },
+        }
+    }
+
+    /// The upload of a job whose `input_in_store` is set, until the job ends.
+    pub async fn input(&self, id: &str) -> StoreResult<Option<Vec<u8>>> {
+        match self {
+            Store::Embedded(s) => s.input(id).await,
+            Store::Redis(_) => Ok(None),
+        }
     }
 
     pub async fn get(&self, id: &str) -> StoreResult<Option<Job>> {

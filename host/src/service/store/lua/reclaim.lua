@@ -12,8 +12,12 @@ for _, id in ipairs(ids) do
   if redis.call('HGET', key, 'status') == 'processing' then
     local attempts = tonumber(redis.call('HGET', key, 'attempts') or '0')
     if attempts >= tonumber(ARGV[4]) then
+      -- The same metadata a worker records for a failed attempt (the spec is only read).
+      local spec = cjson.decode(redis.call('HGET', key, 'spec'))
+      local metadata = cjson.encode({detected_mime = spec.mime, input_bytes = spec.input_bytes,
+        error_kind = 'worker_lost', attempts = attempts})
       redis.call('HSET', key, 'status', 'failed', 'error_message', ARGV[5],
-        'updated_at', ARGV[2], 'completed_at', ARGV[2])
+        'updated_at', ARGV[2], 'completed_at', ARGV[2], 'metadata', metadata)
       redis.call('ZADD', KEYS[3], ARGV[1], id)
       if redis.call('HGET', key, 'notify') == '1' then
         redis.call('HSET', key, 'hook_sent', '0')
