@@ -36,6 +36,7 @@ pub const SETTINGS: &[&str] = &[
     "CONVERSION_MAX_MEMORY",
     "JOB_LEASE_SECONDS",
     "SHUTDOWN_GRACE_SECONDS",
+    "WORKER_METRICS_PORT",
     "WEBHOOK_TIMEOUT",
     "WEBHOOK_MAX_RETRIES",
     "WEBHOOK_BACKOFF_SECONDS",
@@ -84,6 +85,8 @@ pub struct Config {
     pub conversion_max_memory: u64,
     pub job_lease_seconds: u64,
     pub shutdown_grace_seconds: u64,
+    /// `quire worker` serves `/metrics` and `/health` on `HOST:WORKER_METRICS_PORT` when set.
+    pub worker_metrics_port: Option<u16>,
     pub webhook_timeout: u64,
     pub webhook_max_retries: u32,
     pub webhook_backoff_seconds: f64,
@@ -139,6 +142,7 @@ impl Default for Config {
             conversion_max_memory: 2 << 30,
             job_lease_seconds: 30,
             shutdown_grace_seconds: 30,
+            worker_metrics_port: None,
             webhook_timeout: 30,
             webhook_max_retries: 3,
             webhook_backoff_seconds: 1.0,
@@ -481,7 +485,7 @@ fn describe_figment_error(
 fn accepts_hint(setting: &str) -> String {
     let hint = match setting {
         "LOG_FORMAT" => "json or text",
-        "PORT" => "a port number 0-65535",
+        "PORT" | "WORKER_METRICS_PORT" => "a port number 0-65535",
         "WEBHOOK_BLOCK_PRIVATE" | "OCR_USE_GPU" => "true or false",
         "MAX_FILE_SIZE" | "CONVERSION_MAX_MEMORY" => "a number of bytes",
         "CONVERSION_TIMEOUT" | "WEBHOOK_TIMEOUT" | "JOB_LEASE_SECONDS" => "a number of seconds",
@@ -597,6 +601,7 @@ mod tests {
                             | "webhook_secret"
                             | "default_webhook_url"
                             | "ocr_provider_three_api_key"
+                            | "worker_metrics_port"
                     )
             })
             .map(|l| format!("{}\n", l.split(" #").next().unwrap_or(l)))

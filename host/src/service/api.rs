@@ -22,6 +22,14 @@ use std::time::Duration;
 use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 
 /// The whole application.
+/// The listener of a `quire worker` process (`WORKER_METRICS_PORT`): its metrics and liveness.
+pub fn worker_router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/metrics", get(metrics))
+        .route("/health", get(health))
+        .with_state(shared)
+}
+
 pub fn router(shared: Arc<Shared>) -> Router {
     let prefix = shared.config.api_prefix.clone();
     let api = Router::new()

@@ -222,7 +222,8 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
 }
 
 /// `quire worker` in an existing runtime: workers, reclaimer, webhook dispatcher and
-/// retention against Redis, until SIGTERM / Ctrl-C.
+/// retention against Redis, until SIGTERM / Ctrl-C; `/metrics` and `/health` on
+/// `WORKER_METRICS_PORT` when it is set.
 pub async fn run_workers(config: Config) -> anyhow::Result<()> {
     if config.redis_url.is_none() {
         anyhow::bail!(
@@ -231,9 +232,31 @@ pub async fn run_workers(config: Config) -> anyhow::Result<()> {
     }
     let options = Options::from_env()?;
     let workers = options.workers.unwrap_or_else(|| config.worker_count());
+    let metrics_bind = config
+        .worker_metrics_port
+        .map(|port| format!("{}:{port}", config.host));
     let shared = Shared::new(config, options).await?;
     let (tx, rx) = watch::channel(false);
-    let tasks = background(&shared, workers, &rx);
+    let mut tasks = background(&shared, workers, &rx);
+    if let Some(bind) = metrics_bind {
+        let listener = tokio::net::TcpListener::bind(&bind)
+            .await
+            .with_context(|| format!("cannot listen on {bind} (HOST/WORKER_METRICS_PORT)"))?;
+        let addr = listener.local_addr()?;
+        let app = api::worker_router(shared.clone());
+        let mut stop = rx.clone();
+        tasks.push(tokio::spawn(async move {
+            let served = axum::serve(listener, app)
+                .with_graceful_shutdown(async move {
+                    let _ = stop.wait_for(|stop| *stop).await;
+                })
+                .await;
+            if let Err(e) = served {
+                tracing::error!(error = %e, "the metrics listener failed");
+            }
+        }));
+        tracing::info!("quire worker metrics listening on http://{addr}");
+    }
     tracing::info!(
         workers,
         "quire {} worker started",

@@ -117,13 +117,14 @@ pub fn spawn(sub: &str, dir: &std::path::Path, env: &[(&str, String)]) -> Proc {
             }
         }
     });
-    let addr = if sub == "serve" {
+    let announces = sub == "serve" || env.iter().any(|(k, _)| *k == "WORKER_METRICS_PORT");
+    let addr = if announces {
         match rx.recv_timeout(Duration::from_secs(30)) {
             Ok(a) => Some(a),
             Err(_) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                panic!("quire serve did not announce its address (it needs LOG_LEVEL info)");
+                panic!("quire {sub} did not announce its address (it needs LOG_LEVEL info)");
             }
         }
     } else {
@@ -218,6 +219,65 @@ async fn kill_9_of_a_worker_mid_job_loses_nothing() {
         .unwrap();
     assert_eq!(r.status(), 200);
     second.term();
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn worker_processes_serve_their_metrics() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = test_config(StoreKind::Redis, dir.path());
+    let prefix = config.redis_key_prefix.clone();
+    let mut s = TestServer::start_in(dir, config.clone(), 0).await;
+    let env = [
+        ("REDIS_URL", REDIS_URL.to_string()),
+        ("REDIS_KEY_PREFIX", prefix.clone()),
+        ("WORKERS", "1".to_string()),
+        ("WORKER_METRICS_PORT", "0".to_string()),
+    ];
+    let mut worker = spawn("worker", s.dir.path(), &env);
+    let metrics = format!("http://{}", worker.addr.clone().unwrap());
+    let ok = s
+        .create("a.txt", b"converted by a worker process", "md")
+        .await;
+    let bad = s.create("b.txt", b"QUIRE-FAULT:panic", "md").await;
+    assert_eq!(s.wait_final(&ok, WAIT).await["status"], "completed");
+    assert_eq!(s.wait_final(&bad, WAIT).await["status"], "failed");
+    let r = s
+        .client
+        .get(format!("{metrics}/metrics"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let text = r.text().await.unwrap();
+    for line in [
+        "quire_jobs_finished_total{outcome=\"completed\"} 1",
+        "quire_jobs_finished_total{outcome=\"failed\"} 1",
+        "quire_conversion_seconds_count{converter=\"text\"} 1",
+        "quire_workers 1",
+        "quire_queue_depth 0",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line} missing:\n{text}");
+    }
+    let h: Value = s
+        .client
+        .get(format!("{metrics}/health"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(h["status"], "healthy");
+    // The worker's listener has no API.
+    let r = s
+        .client
+        .get(format!("{metrics}/api/v1/jobs/{ok}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    assert!(worker.term().success());
     s.stop().await;
 }
 
