@@ -320,6 +320,9 @@ pub enum Inline {
     },
     Link {
         href: String,
+        /// The link's advisory title (HTML `title`, Markdown `"title"`), when it has one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        title: Option<String>,
         content: Vec<Inline>,
     },
     Code(String),
@@ -551,6 +554,7 @@ mod tests {
         part.blocks.push(Block::Image(img("a.png")));
         part.blocks.push(Block::Paragraph(vec![Inline::Link {
             href: "x".into(),
+            title: None,
             content: vec![Inline::Image(img("b.png"))],
         }]));
         part.blocks.push(Block::List(List {

@@ -394,7 +394,11 @@ impl Writer {
                     Context::TableCell => s.push_str("<br>"),
                     Context::Heading => s.push(' '),
                 },
-                Inline::Link { href, content } => {
+                Inline::Link {
+                    href,
+                    title,
+                    content,
+                } => {
                     let mut text = String::new();
                     self.inlines(content, &mut text, ctx);
                     let text = text.trim();
@@ -403,7 +407,13 @@ impl Writer {
                     } else if text.is_empty() {
                         let _ = write!(s, "<{}>", href.replace(['<', '>', ' '], ""));
                     } else {
-                        let _ = write!(s, "[{text}]({})", link_destination(href));
+                        let _ = write!(s, "[{text}]({}", link_destination(href));
+                        if let Some(title) = title.as_deref().map(link_title) {
+                            if !title.is_empty() {
+                                let _ = write!(s, " \"{title}\"");
+                            }
+                        }
+                        s.push(')');
                     }
                 }
                 Inline::Image(image) => {
@@ -620,6 +630,13 @@ fn link_destination(href: &str) -> String {
     } else {
         href
     }
+}
+
+/// A link title for `"…"`: whitespace folded to single spaces, `\` and `"` escaped.
+fn link_title(title: &str) -> String {
+    crate::render::fold(title)
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
 }
 
 fn longest_run(text: &str, c: char) -> usize {
@@ -884,7 +901,13 @@ mod tests {
             Block::Paragraph(vec![
                 Inline::Link {
                     href: "https://x.org/a b".into(),
+                    title: None,
                     content: vec![Inline::plain("link")],
+                },
+                Inline::Link {
+                    href: "/wiki/A".into(),
+                    title: Some("Say \"A\"\n(the letter) \\".into()),
+                    content: vec![Inline::plain("A")],
                 },
                 Inline::NoteRef("1".into()),
             ]),
@@ -895,7 +918,7 @@ mod tests {
         ]);
         assert_eq!(
             out,
-            "![a.png](data:image/png;base64,AQID)\n\nREAD ME\n\n````rust\nlet a = \"```\";\n````\n\n> q1\n>\n> q2\n\n[link](<https://x.org/a b>)[^1]\n\n[^1]: the note\n"
+            "![a.png](data:image/png;base64,AQID)\n\nREAD ME\n\n````rust\nlet a = \"```\";\n````\n\n> q1\n>\n> q2\n\n[link](<https://x.org/a b>)[A](/wiki/A \"Say \\\"A\\\" (the letter) \\\\\")[^1]\n\n[^1]: the note\n"
         );
     }
 }

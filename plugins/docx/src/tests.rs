@@ -316,7 +316,7 @@ fn hyperlinks_from_relationships_anchors_and_fields() {
     let links: Vec<(String, String)> = content
         .iter()
         .filter_map(|i| match i {
-            Inline::Link { href, content } => Some((href.clone(), plain(content))),
+            Inline::Link { href, content, .. } => Some((href.clone(), plain(content))),
             _ => None,
         })
         .collect();

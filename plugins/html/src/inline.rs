@@ -100,7 +100,7 @@ impl Inlines {
     }
 
     /// Wraps everything since `mark` in a link (unless a block boundary intervened).
-    pub fn wrap_link(&mut self, mark: Mark, href: String) {
+    pub fn wrap_link(&mut self, mark: Mark, href: String, title: Option<String>) {
         if mark.generation != self.generation || mark.index > self.items.len() {
             return;
         }
@@ -128,7 +128,11 @@ impl Inlines {
             self.pending_space |= trailing;
             return;
         }
-        self.items.push(Inline::Link { href, content });
+        self.items.push(Inline::Link {
+            href,
+            title,
+            content,
+        });
         if trailing {
             self.pending_space = true;
         }
@@ -227,7 +231,7 @@ mod tests {
         i.text("by ", Style::PLAIN);
         let mark = i.mark();
         i.text(" Bill Gates ", Style::PLAIN);
-        i.wrap_link(mark, "/wiki/Bill_Gates".into());
+        i.wrap_link(mark, "/wiki/Bill_Gates".into(), Some("Bill Gates".into()));
         i.text("and", Style::PLAIN);
         assert_eq!(
             i.take(),
@@ -235,6 +239,7 @@ mod tests {
                 Inline::plain("by "),
                 Inline::Link {
                     href: "/wiki/Bill_Gates".into(),
+                    title: Some("Bill Gates".into()),
                     content: vec![Inline::plain("Bill Gates")]
                 },
                 Inline::plain(" and"),

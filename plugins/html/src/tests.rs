@@ -24,7 +24,7 @@ fn blocks(doc: &Document) -> &[Block] {
 fn headings_paragraphs_emphasis_links() {
     let doc = convert(
         "<html lang=en><head><title> My  page </title><style>p{}</style><script>var x</script></head>\
-         <body><h1>Main <i>title</i></h1><div>Intro <b> bold </b>and <a href='/x'> link </a>.\
+         <body><h1>Main <i>title</i></h1><div>Intro <b> bold </b>and <a href='/x' title=' Go  to\n x '> link </a>.\
          <p>Second<br>line</p></div><s>gone</s> <del>old</del></body></html>",
     );
     assert_eq!(doc.type_label, "HTML Document");
@@ -49,6 +49,7 @@ fn headings_paragraphs_emphasis_links() {
             Inline::plain(" and "),
             Inline::Link {
                 href: "/x".into(),
+                title: Some("Go to x".into()),
                 content: vec![Inline::plain("link")]
             },
             Inline::plain(" ."),

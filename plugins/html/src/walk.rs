@@ -205,9 +205,13 @@ impl<'d> Walker<'d> {
             "img" => self.image(element, flow),
             "a" => match element.attr("href").and_then(links::clean_href) {
                 Some(href) => {
+                    let title = element
+                        .attr("title")
+                        .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+                        .filter(|t| !t.is_empty());
                     let mark = flow.inlines.mark();
                     self.children(id, flow, depth)?;
-                    flow.inlines.wrap_link(mark, href);
+                    flow.inlines.wrap_link(mark, href, title);
                 }
                 None => self.children(id, flow, depth)?,
             },

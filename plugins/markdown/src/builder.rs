@@ -70,8 +70,15 @@ struct Leaf {
 }
 
 enum Frame {
-    Link { href: String, content: Vec<Inline> },
-    Image { url: String, alt: String },
+    Link {
+        href: String,
+        title: Option<String>,
+        content: Vec<Inline>,
+    },
+    Image {
+        url: String,
+        alt: String,
+    },
 }
 
 /// The event-to-model state machine.
@@ -193,10 +200,13 @@ impl Builder {
             Tag::Strong => self.bold += 1,
             Tag::Strikethrough => self.strike += 1,
             Tag::Superscript | Tag::Subscript => {}
-            Tag::Link { dest_url, .. } => {
+            Tag::Link {
+                dest_url, title, ..
+            } => {
                 self.ensure_leaf();
                 self.frames.push(Frame::Link {
                     href: dest_url.into_string(),
+                    title: Some(title.into_string()).filter(|t| !t.trim().is_empty()),
                     content: Vec::new(),
                 });
             }
@@ -550,13 +560,21 @@ impl Builder {
             return;
         };
         let inline = match frame {
-            Frame::Link { href, content } => {
+            Frame::Link {
+                href,
+                title,
+                content,
+            } => {
                 let content = if content.is_empty() {
                     vec![Inline::plain(href.clone())]
                 } else {
                     content
                 };
-                Inline::Link { href, content }
+                Inline::Link {
+                    href,
+                    title,
+                    content,
+                }
             }
             Frame::Image { url, alt } => match self.image(&url, &alt) {
                 Some(image) => Inline::Image(image),
@@ -565,6 +583,7 @@ impl Builder {
                     Inline::plain(if alt.is_empty() { url } else { alt })
                 }
                 None => Inline::Link {
+                    title: None,
                     content: vec![Inline::plain(if alt.is_empty() {
                         url.clone()
                     } else {

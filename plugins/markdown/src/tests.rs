@@ -22,7 +22,7 @@ fn blocks(doc: &Document) -> &[Block] {
 
 #[test]
 fn headings_paragraphs_and_title() {
-    let doc = convert("Setext title\n============\n\n## Second\n\nSome *it* **bold** ~~gone~~ `code` [link](https://x.y).\nsoft\\\nhard\n");
+    let doc = convert("Setext title\n============\n\n## Second\n\nSome *it* **bold** ~~gone~~ `code` [link](https://x.y \"The \\\"y\\\" site\").\nsoft\\\nhard\n");
     assert_eq!(doc.type_label, "Markdown Document");
     assert_eq!(doc.metadata.title.as_deref(), Some("Setext title"));
     let b = blocks(&doc);
@@ -40,6 +40,7 @@ fn headings_paragraphs_and_title() {
         p[9],
         Inline::Link {
             href: "https://x.y".into(),
+            title: Some("The \"y\" site".into()),
             content: vec![Inline::plain("link")]
         }
     );
@@ -131,6 +132,7 @@ fn images_footnotes_and_html() {
         p[1],
         Inline::Link {
             href: "https://e.x/a.png".into(),
+            title: None,
             content: vec![Inline::plain("remote")]
         }
     );

@@ -490,6 +490,7 @@ fn inlines(words: Vec<Word>, links: &[Link]) -> Vec<Inline> {
         match href {
             Some(h) => out.push(Inline::Link {
                 href: h.to_string(),
+                title: None,
                 content: vec![run],
             }),
             None => append(&mut out, run),

@@ -158,7 +158,10 @@ pub fn read_body(reader: &mut Reader<&[u8]>, rels: &HashMap<String, Relationship
 fn push_text(p: &mut Para, text: &str, style: Style, link: Option<&str>) {
     let text = text.replace('\u{b}', "\n");
     if let Some(href) = link {
-        if let Some(Inline::Link { href: h, content }) = p.inlines.last_mut() {
+        if let Some(Inline::Link {
+            href: h, content, ..
+        }) = p.inlines.last_mut()
+        {
             if h == href {
                 append(content, &text, style);
                 return;
@@ -166,6 +169,7 @@ fn push_text(p: &mut Para, text: &str, style: Style, link: Option<&str>) {
         }
         p.inlines.push(Inline::Link {
             href: href.to_owned(),
+            title: None,
             content: vec![Inline::styled(text, style)],
         });
         return;

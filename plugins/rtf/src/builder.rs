@@ -124,7 +124,11 @@ impl Flow {
         if content.is_empty() {
             return;
         }
-        self.runs.inlines.push(Inline::Link { href, content });
+        self.runs.inlines.push(Inline::Link {
+            href,
+            title: None,
+            content,
+        });
     }
 
     pub fn set_marker(&mut self, marker: String) {

@@ -95,7 +95,7 @@ fn tables_lists_links_and_footnotes() {
     let Block::Paragraph(p) = &b[3] else {
         panic!("{b:?}")
     };
-    assert!(p.iter().any(|i| matches!(i, Inline::Link { href, content } if href == "http://x.org/" && text_of(content) == "link")));
+    assert!(p.iter().any(|i| matches!(i, Inline::Link { href, content, .. } if href == "http://x.org/" && text_of(content) == "link")));
     assert!(p
         .iter()
         .any(|i| matches!(i, Inline::NoteRef(l) if l == "1")));

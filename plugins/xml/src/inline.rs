@@ -124,6 +124,7 @@ pub fn flatten_child(child: &Node<'_>, mixed: bool, sup: bool, style: Style, run
                     if inner.has_text() {
                         runs.inlines.push(Inline::Link {
                             href: href.trim().to_owned(),
+                            title: None,
                             content: inner.inlines,
                         });
                     }

@@ -20,7 +20,7 @@ pub fn inline_md(inlines: &[Inline], out: &mut String) {
                 out.push_str(mark);
             }
             Inline::Code(t) => out.push_str(t),
-            Inline::Link { href, content } => {
+            Inline::Link { href, content, .. } => {
                 out.push('[');
                 inline_md(content, out);
                 out.push_str(&format!("]({href})"));

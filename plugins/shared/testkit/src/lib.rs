@@ -114,11 +114,20 @@ fn inlines(list: &[Inline], out: &mut String) {
                 out.push_str(strike);
             }
             Inline::Link { content, .. } if !markdown() => inlines(content, out),
-            Inline::Link { href, content } => {
+            Inline::Link {
+                href,
+                title,
+                content,
+            } => {
                 out.push('[');
                 inlines(content, out);
                 out.push_str("](");
                 out.push_str(href);
+                if let Some(title) = title {
+                    out.push_str(" \"");
+                    out.push_str(&title.replace('\\', "\\\\").replace('"', "\\\""));
+                    out.push('"');
+                }
                 out.push(')');
             }
             Inline::Code(code) => out.push_str(code),
