@@ -110,14 +110,8 @@ both_stores!(
             assert_eq!(job["status"], "completed", "{job}");
             assert_eq!(job["metadata"]["input_bytes"], bytes as u64);
             let text = s
-                .client
-                .get(s.url(&format!("/api/v1/jobs/{id}/result")))
-                .send()
-                .await
-                .unwrap()
-                .text()
-                .await
-                .unwrap();
+                .get_text(&s.url(&format!("/api/v1/jobs/{id}/result")))
+                .await;
             assert!(text.len() + 16 >= bytes, "{} of {bytes}", text.len());
         }
         let mut uploads = files_in(&s.config.upload_dir);

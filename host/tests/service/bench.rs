@@ -376,20 +376,21 @@ async fn bench_isolation_overhead() {
     std::fs::write(&input, "A small document.\n\nWith two paragraphs.").unwrap();
     let config = quire::config::Config::default();
     let exe = std::path::PathBuf::from(env!("CARGO_BIN_EXE_quire"));
+    let spec = |output: std::path::PathBuf| ChildSpec {
+        input: input.clone(),
+        inline: None,
+        output,
+        file_name: "in.txt".into(),
+        format: "md".into(),
+        ocr_provider: None,
+        timeout_secs: 30,
+        config: config.clone(),
+        test_faults: false,
+    };
     let n = 200;
     let start = Instant::now();
     for i in 0..n {
-        let spec = ChildSpec {
-            input: input.clone(),
-            inline: None,
-            output: dir.path().join(format!("out{i}.md")),
-            file_name: "in.txt".into(),
-            format: "md".into(),
-            ocr_provider: None,
-            timeout_secs: 30,
-            config: config.clone(),
-            test_faults: false,
-        };
+        let spec = spec(dir.path().join(format!("out{i}.md")));
         let outcome = run(&exe, &spec, |_, _| {}).await;
         assert!(
             matches!(outcome, quire::service::isolate::ChildOutcome::Done(_)),
@@ -401,17 +402,7 @@ async fn bench_isolation_overhead() {
     let mut slot = quire::service::isolate::Slot::new(exe.clone());
     let start = Instant::now();
     for i in 0..n {
-        let spec = ChildSpec {
-            input: input.clone(),
-            inline: None,
-            output: dir.path().join(format!("slot{i}.md")),
-            file_name: "in.txt".into(),
-            format: "md".into(),
-            ocr_provider: None,
-            timeout_secs: 30,
-            config: config.clone(),
-            test_faults: false,
-        };
+        let spec = spec(dir.path().join(format!("slot{i}.md")));
         let outcome = slot.run(&spec, |_, _| {}).await;
         assert!(
             matches!(outcome, quire::service::isolate::ChildOutcome::Done(_)),

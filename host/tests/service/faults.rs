@@ -242,14 +242,7 @@ async fn worker_processes_serve_their_metrics() {
     let bad = s.create("b.txt", b"QUIRE-FAULT:panic", "md").await;
     assert_eq!(s.wait_final(&ok, WAIT).await["status"], "completed");
     assert_eq!(s.wait_final(&bad, WAIT).await["status"], "failed");
-    let r = s
-        .client
-        .get(format!("{metrics}/metrics"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    let text = r.text().await.unwrap();
+    let text = s.get_text(&format!("{metrics}/metrics")).await;
     for line in [
         "quire_jobs_finished_total{outcome=\"completed\"} 1",
         "quire_jobs_finished_total{outcome=\"failed\"} 1",
@@ -259,15 +252,7 @@ async fn worker_processes_serve_their_metrics() {
     ] {
         assert!(text.lines().any(|l| l == line), "{line} missing:\n{text}");
     }
-    let h: Value = s
-        .client
-        .get(format!("{metrics}/health"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let h = s.get_json(&format!("{metrics}/health")).await;
     assert_eq!(h["status"], "healthy");
     // The worker's listener has no API.
     let r = s

@@ -145,6 +145,18 @@ impl TestServer {
         v["id"].as_str().expect("id").to_string()
     }
 
+    /// GET an absolute URL; the body as text after checking the status is 200.
+    pub async fn get_text(&self, url: &str) -> String {
+        let r = self.client.get(url).send().await.expect("request");
+        assert_eq!(r.status(), 200, "GET {url}");
+        r.text().await.expect("body")
+    }
+
+    /// GET an absolute URL; the body as JSON after checking the status is 200.
+    pub async fn get_json(&self, url: &str) -> Value {
+        serde_json::from_str(&self.get_text(url).await).expect("json")
+    }
+
     pub async fn job(&self, id: &str) -> Value {
         self.client
             .get(self.url(&format!("/api/v1/jobs/{id}")))
