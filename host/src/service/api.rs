@@ -21,7 +21,6 @@ use std::sync::Arc;
 use std::time::Duration;
 use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 
-/// The whole application.
 /// The listener of a `quire worker` process (`WORKER_METRICS_PORT`): its metrics and liveness.
 pub fn worker_router(shared: Arc<Shared>) -> Router {
     Router::new()
@@ -30,6 +29,7 @@ pub fn worker_router(shared: Arc<Shared>) -> Router {
         .with_state(shared)
 }
 
+/// The whole application.
 pub fn router(shared: Arc<Shared>) -> Router {
     let prefix = shared.config.api_prefix.clone();
     let api = Router::new()
