@@ -43,7 +43,7 @@ files=(
   "cls|rapidocr==3.10.0|rapidocr/models/ch_ppocr_mobile_v2.0_cls_mobile.onnx|models/ch_ppocr_mobile_v2.0_cls_mobile.onnx|e47acedf663230f8863ff1ab0e64dd2d82b838fceb5957146dab185a89d6215c"
 )
 tmp=""
-cleanup() { [[ -n "$tmp" ]] && rm -rf "$tmp"; }
+cleanup() { if [[ -n "$tmp" ]]; then rm -rf "$tmp"; fi; }
 trap cleanup EXIT
 for entry in "${files[@]}"; do
   IFS='|' read -r _ req inner dest sum <<<"$entry"

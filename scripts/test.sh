@@ -7,6 +7,9 @@ step() { printf '\n==> %s\n' "$*"; }
 
 step "set-up"
 scripts/setup.sh --test
+# Run it again: a second set-up on a machine that already has everything must succeed too
+# (the README's commands are run one after the other, and each runs set-up).
+scripts/setup.sh --test
 
 step "redis"
 if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
