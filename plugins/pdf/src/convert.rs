@@ -53,9 +53,11 @@ pub fn convert(library: &Path, input: &Input<'_>, ctx: &mut Context<'_>) -> Resu
         ctx.check()?;
         let number = index + 1;
         let page = match pages.get(index as i32) {
-            Ok(page) => read_page(&page, number, &mut sizes, &mut budget, ctx)?,
-            Err(e) => {
-                ctx.warn(format!("Page {number} could not be read ({e:?})"));
+            Ok(page) => read_page(&page, &doc, number, &mut sizes, &mut budget, ctx)?,
+            Err(_) => {
+                ctx.warn(format!(
+                    "Page {number} could not be read: the file is damaged there"
+                ));
                 PageData {
                     height: 0.0,
                     items: Vec::new(),
@@ -89,12 +91,25 @@ pub fn convert(library: &Path, input: &Input<'_>, ctx: &mut Context<'_>) -> Resu
     if document.metadata.title.is_none() {
         document.metadata.title = first_heading(&document);
     }
+    // An empty result is never silent: say why when nothing else has.
+    let empty =
+        crate::flatten::document_text(&document).trim().is_empty() && document.images().is_empty();
+    if empty && ctx.warnings().is_empty() {
+        ctx.warn(if count == 0 {
+            "The PDF has no pages that could be read; the file may be damaged.".to_string()
+        } else {
+            "No text or images could be read from this PDF; the file may be damaged, or its \
+             text may be drawn as shapes."
+                .to_string()
+        });
+    }
     Ok(document)
 }
 
 /// The first pass over one page.
 fn read_page(
     page: &PdfPage<'_>,
+    document: &PdfDocument<'_>,
     number: u32,
     sizes: &mut BTreeMap<u32, usize>,
     budget: &mut images::Budget,
@@ -104,14 +119,14 @@ fn read_page(
     let (_, height) = transform.display_size();
     let glyphs = match page.text() {
         Ok(text) => glyphs::page_glyphs(&text, &transform),
-        Err(e) => {
+        Err(_) => {
             ctx.warn(format!(
-                "The text of page {number} could not be read ({e:?})"
+                "The text of page {number} could not be read: its content is damaged"
             ));
             Vec::new()
         }
     };
-    let objects = images::collect(page, &transform, budget, ctx);
+    let objects = images::collect(page, document, &transform, budget, ctx);
     let mut ocr = None;
     if scan::is_scanned(glyphs.len(), objects.image_coverage, objects.has_graphics) {
         match scan::ocr_page(page, ctx)? {

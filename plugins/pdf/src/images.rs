@@ -44,6 +44,7 @@ const MIN_SIDE: f32 = 6.0;
 
 pub fn collect(
     page: &PdfPage<'_>,
+    document: &PdfDocument<'_>,
     transform: &PageTransform,
     budget: &mut Budget,
     ctx: &mut Context<'_>,
@@ -87,7 +88,7 @@ pub fn collect(
             placed.push(Placed { rect, image });
             return;
         }
-        let image = match encode(img, ctx.limits.max_image_pixels) {
+        let image = match encode(img, document, ctx.limits.max_image_pixels) {
             Ok((data, mime, ext, width, height)) => {
                 budget.kept += 1;
                 let mut image = Image::new(format!("{name_base}.{ext}"), mime, data);
@@ -252,6 +253,7 @@ fn is_rule(r: &Rect) -> bool {
 /// The image's bytes: `(data, mime, extension, width, height)`, or why it was skipped.
 fn encode(
     img: &PdfPageImageObject<'_>,
+    document: &PdfDocument<'_>,
     max_pixels: u64,
 ) -> Result<(Vec<u8>, &'static str, &'static str, u32, u32), String> {
     let width = img.width().unwrap_or(0).max(0) as u32;
@@ -271,9 +273,41 @@ fn encode(
     }
     let bitmap = img
         .get_raw_bitmap()
-        .map_err(|e| format!("it could not be decoded ({e:?})"))?;
+        .map_err(|_| "its pixels could not be decoded".to_string())?;
+    // The raw bitmap is the image's own samples: an image whose shape is in its soft mask
+    // (line art drawn as one flat colour with a /SMask, as TeX and many plotting tools write)
+    // is a single colour there, solid black mostly. For such an image PDFium's rendered
+    // bitmap, which applies the masks, is the picture the page shows (kept with its alpha
+    // as PNG), at the image's own pixel size.
+    if is_uniform(&bitmap) {
+        let rendered = img
+            .get_processed_bitmap_with_size(document, bitmap.width(), bitmap.height())
+            .ok()
+            .and_then(|r| png_from_bitmap(&r, max_pixels).ok());
+        if let Some((png, w, h)) = rendered {
+            return Ok((png, "image/png", "png", w, h));
+        }
+    }
     let (png, w, h) = png_from_bitmap(&bitmap, max_pixels)?;
     Ok((png, "image/png", "png", w, h))
+}
+
+/// Whether every pixel of a bitmap has the same value (an image that is all one colour).
+fn is_uniform(bitmap: &PdfBitmap<'_>) -> bool {
+    let w = bitmap.width().max(0) as usize;
+    let h = bitmap.height().max(0) as usize;
+    let raw = bitmap.as_raw_bytes();
+    if w == 0 || h == 0 || raw.is_empty() {
+        return false;
+    }
+    let stride = raw.len() / h;
+    let channels = (stride / w).clamp(1, 4);
+    let first = &raw[..channels];
+    raw.chunks(stride).take(h).all(|row| {
+        row[..w * channels]
+            .chunks_exact(channels)
+            .all(|px| px == first)
+    })
 }
 
 /// Encodes a PDFium bitmap as PNG (grey stays grey, colour becomes RGB or RGBA).
@@ -304,7 +338,7 @@ pub fn encode_bitmap(
     let stride = raw.len() / h as usize;
     let format = bitmap
         .format()
-        .map_err(|e| format!("unknown pixel format ({e:?})"))?;
+        .map_err(|_| "its pixel format is not one PDFium describes".to_string())?;
     let (channels, mut color) = match format {
         PdfBitmapFormat::Gray => (1, image::ExtendedColorType::L8),
         PdfBitmapFormat::BGR => (3, image::ExtendedColorType::Rgb8),

@@ -279,6 +279,7 @@ fn image_page() -> Vec<u8> {
         h: 792.0,
         px_w: 40,
         px_h: 50,
+        soft_mask: false,
     });
     pdf(&[page], None)
 }
@@ -503,4 +504,80 @@ fn list_recognition_never_rewrites_the_text() {
         assert!(text.contains(must), "{must:?} missing from:\n{text}");
     }
     assert!(!text.contains("212. "), "{text}");
+}
+
+#[test]
+fn soft_masked_images_keep_their_shape() {
+    let mut page = Page::default();
+    page.texts.push(text(
+        72.0,
+        720.0,
+        11.0,
+        "A figure drawn as line art follows.",
+    ));
+    page.pictures.push(Picture {
+        x: 72.0,
+        y: 400.0,
+        w: 200.0,
+        h: 100.0,
+        px_w: 64,
+        px_h: 32,
+        soft_mask: true,
+    });
+    let doc = convert(&pdf(&[page], None));
+    let image = doc
+        .parts
+        .iter()
+        .flat_map(|p| &p.blocks)
+        .find_map(|b| match b {
+            Block::Image(i) => Some(i.clone()),
+            Block::Paragraph(inl) => inl.iter().find_map(|i| match i {
+                Inline::Image(i) => Some(i.clone()),
+                _ => None,
+            }),
+            _ => None,
+        })
+        .expect("the picture is extracted");
+    let decoded = image::load_from_memory(&image.data)
+        .expect("a decodable image")
+        .to_rgba8();
+    // Composited on white, as a reader sees it: the left edge (alpha 0) is white, the right
+    // edge (alpha near 255) is black. Solid black everywhere is the defect.
+    let on_white = |x: u32| {
+        let p = decoded.get_pixel(x, decoded.height() / 2);
+        let a = u32::from(p[3]);
+        (u32::from(p[0]) * a + 255 * (255 - a)) / 255
+    };
+    let left = on_white(0);
+    let right = on_white(decoded.width() - 1);
+    assert!(left > 200 && right < 60, "left {left}, right {right}");
+}
+
+#[test]
+fn an_empty_result_always_carries_a_warning() {
+    // A page with nothing on it, and a file whose page tree is gone: both convert, neither
+    // silently.
+    let blank = pdf(&[Page::default()], None);
+    let mut damaged = pdf(&[Page::default()], None);
+    let at = damaged
+        .windows(6)
+        .position(|w| w == b"/Pages")
+        .expect("page tree");
+    damaged[at..at + 6].copy_from_slice(b"/Pagez");
+    for (name, bytes) in [("blank", blank), ("damaged", damaged)] {
+        let mut ctx = Context::new();
+        match convert_with(&bytes, &mut ctx) {
+            Ok(doc) => {
+                assert!(document_text(&doc).trim().is_empty(), "{name}");
+                assert!(!ctx.warnings().is_empty(), "{name}: empty and no warning");
+                for w in ctx.warnings() {
+                    assert!(
+                        !w.contains("Pdfium") && !w.contains("Error(") && w.ends_with('.'),
+                        "{name}: a warning must be a sentence for people: {w:?}"
+                    );
+                }
+            }
+            Err(e) => assert!(!e.message().is_empty(), "{name}"),
+        }
+    }
 }

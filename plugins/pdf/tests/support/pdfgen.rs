@@ -35,6 +35,9 @@ pub struct Picture {
     pub h: f32,
     pub px_w: u32,
     pub px_h: u32,
+    /// Black samples whose shape is in a soft mask (a left-to-right alpha ramp), as TeX and
+    /// plotting tools write line art.
+    pub soft_mask: bool,
 }
 
 #[derive(Default)]
@@ -99,7 +102,9 @@ pub fn pdf(pages: &[Page], info: Option<Info<'_>>) -> Vec<u8> {
         let page_id = objects.len() + 1;
         let content_id = page_id + 1;
         let first_image_id = content_id + 1;
-        let annot_id = first_image_id + page.pictures.len();
+        let first_mask_id = first_image_id + page.pictures.len();
+        let masks = page.pictures.iter().filter(|p| p.soft_mask).count();
+        let annot_id = first_mask_id + masks;
         kids.push(format!("{page_id} 0 R"));
         let mut content = String::new();
         for t in &page.texts {
@@ -139,20 +144,44 @@ pub fn pdf(pages: &[Page], info: Option<Info<'_>>) -> Vec<u8> {
         stream.extend_from_slice(content.as_bytes());
         stream.extend_from_slice(b"\nendstream");
         objects.push(stream);
+        let mut mask_streams = Vec::new();
         for p in &page.pictures {
             let mut data = Vec::with_capacity((p.px_w * p.px_h * 3) as usize);
             for y in 0..p.px_h {
                 for x in 0..p.px_w {
-                    data.extend_from_slice(&[
-                        (x * 255 / p.px_w.max(1)) as u8,
-                        (y * 255 / p.px_h.max(1)) as u8,
-                        128,
-                    ]);
+                    if p.soft_mask {
+                        data.extend_from_slice(&[0, 0, 0]);
+                    } else {
+                        data.extend_from_slice(&[
+                            (x * 255 / p.px_w.max(1)) as u8,
+                            (y * 255 / p.px_h.max(1)) as u8,
+                            128,
+                        ]);
+                    }
                 }
             }
+            let smask = if p.soft_mask {
+                let alpha: Vec<u8> = (0..p.px_h)
+                    .flat_map(|_| (0..p.px_w).map(|x| (x * 255 / p.px_w.max(1)) as u8))
+                    .collect();
+                let mut m = format!(
+                    "<< /Type /XObject /Subtype /Image /Width {} /Height {} /ColorSpace /DeviceGray \
+                     /BitsPerComponent 8 /Length {} >>\nstream\n",
+                    p.px_w,
+                    p.px_h,
+                    alpha.len()
+                )
+                .into_bytes();
+                m.extend_from_slice(&alpha);
+                m.extend_from_slice(b"\nendstream");
+                mask_streams.push(m);
+                format!("/SMask {} 0 R ", first_mask_id + mask_streams.len() - 1)
+            } else {
+                String::new()
+            };
             let mut stream = format!(
                 "<< /Type /XObject /Subtype /Image /Width {} /Height {} /ColorSpace /DeviceRGB \
-                 /BitsPerComponent 8 /Length {} >>\nstream\n",
+                 /BitsPerComponent 8 {smask}/Length {} >>\nstream\n",
                 p.px_w,
                 p.px_h,
                 data.len()
@@ -162,6 +191,7 @@ pub fn pdf(pages: &[Page], info: Option<Info<'_>>) -> Vec<u8> {
             stream.extend_from_slice(b"\nendstream");
             objects.push(stream);
         }
+        objects.extend(mask_streams);
         if let Some((x0, y0, x1, y1, uri)) = &page.link {
             objects.push(
                 format!(
