@@ -282,6 +282,8 @@ pub async fn delete_job(
     }
     match shared.store.delete(&job_id).await? {
         Some(_) => {
+            // A conversion in this process stops now; one elsewhere (Redis) within a poll.
+            shared.cancel_local(&job_id);
             retention::remove_files(&shared, &job_id);
             tracing::info!(job = %job_id, "job deleted");
             Ok(StatusCode::NO_CONTENT)

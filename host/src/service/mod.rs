@@ -76,6 +76,23 @@ pub struct Shared {
     pub started: Instant,
     /// Identifies this process in worker heartbeats.
     pub process_id: String,
+    /// Conversions running in this process, by job id; notifying one cancels it.
+    pub running: std::sync::Mutex<std::collections::HashMap<String, Arc<Notify>>>,
+}
+
+impl Shared {
+    /// Cancels the conversion of job `id` if it runs in this process (a DELETE): its child is
+    /// killed and the worker removes what it wrote. Other processes notice by polling.
+    pub fn cancel_local(&self, id: &str) -> bool {
+        let running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        match running.get(id) {
+            Some(cancel) => {
+                cancel.notify_one();
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 impl Shared {
@@ -104,6 +121,7 @@ impl Shared {
             busy: AtomicUsize::new(0),
             started: Instant::now(),
             process_id: format!("{host}:{}:{}", std::process::id(), uuid::Uuid::new_v4()),
+            running: Default::default(),
         }))
     }
 }

@@ -9,5 +9,6 @@ mod support;
 mod api;
 mod bench;
 mod faults;
+mod recovery;
 mod store;
 mod webhooks;
