@@ -9,6 +9,7 @@ mod support;
 mod api;
 mod bench;
 mod faults;
+mod outage;
 mod recovery;
 mod store;
 mod webhooks;
