@@ -15,6 +15,7 @@
 pub mod api;
 pub mod errors;
 mod faults;
+pub mod http;
 pub mod isolate;
 pub mod job;
 pub mod metrics;
@@ -177,13 +178,10 @@ pub async fn start(config: Config, options: Options) -> anyhow::Result<Server> {
     let tasks = background(&shared, workers, &rx);
     let app = api::router(shared.clone());
     let mut http_rx = rx.clone();
-    let http = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = http_rx.wait_for(|stop| *stop).await;
-            })
-            .await
-    });
+    let limits = http::Limits::from_config(&shared.config);
+    let http = tokio::spawn(http::serve(listener, app, limits, async move {
+        let _ = http_rx.wait_for(|stop| *stop).await;
+    }));
     tracing::info!(
         store = shared.store.kind(),
         workers,
@@ -262,13 +260,13 @@ pub async fn run_workers(config: Config) -> anyhow::Result<()> {
             .with_context(|| format!("cannot listen on {bind} (HOST/WORKER_METRICS_PORT)"))?;
         let addr = listener.local_addr()?;
         let app = api::worker_router(shared.clone());
+        let limits = http::Limits::from_config(&shared.config);
         let mut stop = rx.clone();
         tasks.push(tokio::spawn(async move {
-            let served = axum::serve(listener, app)
-                .with_graceful_shutdown(async move {
-                    let _ = stop.wait_for(|stop| *stop).await;
-                })
-                .await;
+            let served = http::serve(listener, app, limits, async move {
+                let _ = stop.wait_for(|stop| *stop).await;
+            })
+            .await;
             if let Err(e) = served {
                 tracing::error!(error = %e, "the metrics listener failed");
             }

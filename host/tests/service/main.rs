@@ -11,5 +11,6 @@ mod bench;
 mod faults;
 mod outage;
 mod recovery;
+mod slow_clients;
 mod store;
 mod webhooks;
