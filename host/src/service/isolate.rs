@@ -442,7 +442,14 @@ pub fn run_isolated_child() -> i32 {
             }
             match crate::registry::Registry::from_inventory() {
                 Ok(r) => {
-                    engine = Some(crate::pipeline::Engine::new(r, spec.config.plugin_config()))
+                    let limits = quire_plugin_api::Limits {
+                        max_inflated_bytes: spec.config.max_decompressed_size,
+                        ..Default::default()
+                    };
+                    engine = Some(
+                        crate::pipeline::Engine::new(r, spec.config.plugin_config())
+                            .with_limits(limits),
+                    )
                 }
                 Err(e) => {
                     eprintln!("quire: the plugin registry is inconsistent: {e}");

@@ -8,6 +8,7 @@ mod support;
 
 mod api;
 mod bench;
+mod bombs;
 mod faults;
 mod outage;
 mod recovery;
