@@ -258,3 +258,115 @@ async fn restart_on_the_embedded_store_resumes_interrupted_work_at_once() {
     assert!(resent < Duration::from_secs(2), "{resent:?}");
     two.term();
 }
+
+/// A PDF of `pages` pages of text sharing one content stream.
+fn many_page_pdf(pages: usize) -> Vec<u8> {
+    let mut pdf = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    let mut text = String::from("BT /F1 6 Tf 20 780 Td 7 TL\n");
+    for line in 0..100 {
+        text.push_str(&format!(
+            "(Line {line} of a page of a very long document, with words.) '\n"
+        ));
+    }
+    text.push_str("ET");
+    let content = text.as_bytes();
+    let kids: Vec<String> = (0..pages).map(|i| format!("{} 0 R", 5 + i)).collect();
+    let mut objects: Vec<Vec<u8>> = vec![
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        format!(
+            "<< /Type /Pages /Kids [{}] /Count {pages} >>",
+            kids.join(" ")
+        )
+        .into_bytes(),
+        format!(
+            "<< /Length {} >>\nstream\n{}\nendstream",
+            content.len(),
+            String::from_utf8_lossy(content)
+        )
+        .into_bytes(),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_vec(),
+    ];
+    for _ in 0..pages {
+        objects.push(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R /Resources << /Font << /F1 4 0 R >> >> >>".to_vec());
+    }
+    for (i, body) in objects.iter().enumerate() {
+        offsets.push(pdf.len());
+        pdf.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
+        pdf.extend_from_slice(body);
+        pdf.extend_from_slice(b"\nendobj\n");
+    }
+    let xref = pdf.len();
+    pdf.extend_from_slice(
+        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
+    );
+    for o in offsets {
+        pdf.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
+    }
+    pdf.extend_from_slice(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
+    );
+    pdf
+}
+
+/// A conversion stopped by its deadline leaves its child behind it: the next job gets a
+/// fresh one (a reused child kept whatever the interrupted conversion held).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timed_out_conversion_does_not_leave_its_child_to_the_next_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = test_config(StoreKind::Embedded, dir.path());
+    let runtime = concat!(env!("CARGO_MANIFEST_DIR"), "/../vendor-runtime");
+    let env = [
+        ("WORKERS", "1".to_string()),
+        ("CONVERSION_TIMEOUT", "1".to_string()),
+        ("QUIRE_RUNTIME_DIR", runtime.to_string()),
+    ];
+    let mut serve = spawn("serve", dir.path(), &env);
+    let s = remote(serve.addr.as_deref().unwrap(), dir, config);
+    let warm = s.create("warm.txt", b"warm up", "md").await;
+    assert_eq!(s.wait_final(&warm, WAIT).await["status"], "completed");
+    let before = children_of(serve.child.id());
+    assert_eq!(before.len(), 1);
+    let id = s.create("long.pdf", &many_page_pdf(9000), "md").await;
+    let job = s.wait_final(&id, WAIT).await;
+    assert_eq!(job["metadata"]["error_kind"], "timeout", "{job}");
+    // Stopped by the child's own deadline check, not killed by the worker 2 s later.
+    assert!(
+        job["metadata"]["elapsed_ms"].as_u64().unwrap() < 2900,
+        "{job}"
+    );
+    let next = s.create("next.txt", b"the next job", "md").await;
+    assert_eq!(s.wait_final(&next, WAIT).await["status"], "completed");
+    let after = children_of(serve.child.id());
+    assert!(
+        !after.contains(&before[0]),
+        "the child that timed out ({}) served the next job",
+        before[0]
+    );
+    serve.term();
+}
+
+/// A file the conversion cannot load within its memory limit is reported as such, not as
+/// "no longer available" (the file is there).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_over_the_memory_limit_is_not_reported_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = test_config(StoreKind::Embedded, dir.path());
+    let env = [
+        ("WORKERS", "1".to_string()),
+        ("CONVERSION_MAX_MEMORY", (192u64 << 20).to_string()),
+    ];
+    let mut serve = spawn("serve", dir.path(), &env);
+    let s = remote(serve.addr.as_deref().unwrap(), dir, config);
+    let id = s.create("huge.txt", &vec![b'a'; 96 << 20], "md").await;
+    let job = s.wait_final(&id, WAIT).await;
+    let message = job["error_message"].as_str().unwrap_or_default();
+    assert_eq!(job["status"], "failed", "{job}");
+    assert!(!message.contains("no longer available"), "{message}");
+    assert_eq!(job["metadata"]["error_kind"], "limit_exceeded", "{job}");
+    serve.term();
+}

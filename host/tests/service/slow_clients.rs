@@ -2,6 +2,7 @@
 //! body and a stalled body are closed after the configured timeouts, and a connection limit
 //! holds further clients back without refusing them.
 
+use crate::faults::{remote, spawn, Proc};
 use crate::support::*;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -11,18 +12,20 @@ const HEADER: u64 = 2;
 const IDLE: u64 = 3;
 const RATE: u64 = 2000;
 
-async fn server(max_connections: usize) -> TestServer {
-    TestServer::start_with(
-        StoreKind::Embedded,
-        |c| {
-            c.http_header_timeout = HEADER;
-            c.http_idle_timeout = IDLE;
-            c.http_min_upload_rate = RATE;
-            c.http_max_connections = max_connections;
-        },
-        1,
-    )
-    .await
+/// A `quire serve` process with the limits in its environment.
+fn server(max_connections: usize) -> (Proc, TestServer) {
+    let dir = tempfile::tempdir().unwrap();
+    let config = test_config(StoreKind::Embedded, dir.path());
+    let env = [
+        ("WORKERS", "1".to_string()),
+        ("HTTP_HEADER_TIMEOUT", HEADER.to_string()),
+        ("HTTP_IDLE_TIMEOUT", IDLE.to_string()),
+        ("HTTP_MIN_UPLOAD_RATE", RATE.to_string()),
+        ("HTTP_MAX_CONNECTIONS", max_connections.to_string()),
+    ];
+    let serve = spawn("serve", dir.path(), &env);
+    let s = remote(serve.addr.as_deref().unwrap(), dir, config);
+    (serve, s)
 }
 
 /// Reads until the server closes the connection; returns what it sent and when it closed.
@@ -54,7 +57,7 @@ async fn until_closed(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slow_and_idle_clients_are_closed_after_the_configured_timeouts() {
-    let mut s = server(4096).await;
+    let (mut serve, s) = server(4096);
     let addr = s.base.trim_start_matches("http://").to_string();
 
     // 200 slowloris connections: a header line every 500 ms, never the blank line.
@@ -192,12 +195,12 @@ async fn slow_and_idle_clients_are_closed_after_the_configured_timeouts() {
         );
     };
     tokio::join!(silent, trickled, stalled);
-    s.stop().await;
+    serve.term();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_connection_limit_holds_further_clients_back() {
-    let mut s = server(4).await;
+    let (mut serve, s) = server(4);
     let addr = s.base.trim_start_matches("http://").to_string();
     // Four silent connections take every slot until the header timeout closes them.
     let mut held = Vec::new();
@@ -215,5 +218,5 @@ async fn the_connection_limit_holds_further_clients_back() {
         "{waited:?}"
     );
     drop(held);
-    s.stop().await;
+    serve.term();
 }
