@@ -130,9 +130,11 @@ async fn delete_of_a_running_job_cancels_it_in_process() {
     let dir = tempfile::tempdir().unwrap();
     let config = test_config(StoreKind::Embedded, dir.path());
     // Its own process, so its conversion child is told apart from other tests'.
+    // The production lease: an attempt noticing its deletion at lease renewal is too late.
     let env = [
         ("WORKERS", "1".to_string()),
         ("CONVERSION_TIMEOUT", "60".to_string()),
+        ("JOB_LEASE_SECONDS", "30".to_string()),
     ];
     let mut serve = spawn("serve", dir.path(), &env);
     let s = remote(serve.addr.as_deref().unwrap(), dir, config);
@@ -153,6 +155,7 @@ async fn delete_of_a_running_job_cancels_it_across_processes_on_redis() {
         ("REDIS_KEY_PREFIX", prefix),
         ("WORKERS", "1".to_string()),
         ("CONVERSION_TIMEOUT", "60".to_string()),
+        ("JOB_LEASE_SECONDS", "30".to_string()),
     ];
     let mut worker = spawn("worker", s.dir.path(), &env);
     delete_cancels(&s, worker.child.id(), &rx).await;
