@@ -125,7 +125,7 @@ pub struct Config {
     pub http_header_timeout: u64,
     /// Seconds a connection may move no bytes in either direction before it is closed.
     pub http_idle_timeout: u64,
-    /// Bytes per second an upload must keep up, measured over 10-second windows.
+    /// Bytes per second an upload must keep up, measured over 5-second windows (0: no minimum).
     pub http_min_upload_rate: u64,
     /// Open connections at most; more wait in the listen queue.
     pub http_max_connections: usize,
