@@ -186,7 +186,7 @@ impl Default for Config {
             ocr_model_dir: "./vendor-runtime/models".into(),
             quire_runtime_dir: "./vendor-runtime".into(),
             max_decompressed_size: 256 << 20,
-            conversion_child_max_rss: 512 << 20,
+            conversion_child_max_rss: 256 << 20,
             http_header_timeout: 10,
             http_idle_timeout: 60,
             http_min_upload_rate: 4096,
