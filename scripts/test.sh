@@ -11,6 +11,9 @@ scripts/setup.sh --test
 # (the README's commands are run one after the other, and each runs set-up).
 scripts/setup.sh --test
 
+step "run.sh twice"
+scripts/check-run.sh
+
 step "redis"
 if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no

@@ -139,15 +139,19 @@ pub fn convert(args: &ConvertArgs, config: &Config) -> anyhow::Result<i32> {
 /// `quire plugins`.
 pub fn plugins(json: bool, config: &Config) -> anyhow::Result<i32> {
     let registry = Registry::from_inventory()?;
-    let readiness = registry.ocr_readiness(&config.plugin_config());
+    let plugin_config = config.plugin_config();
+    let readiness = registry.ocr_readiness(&plugin_config);
+    let converter_readiness = registry.converter_readiness(&plugin_config);
     if json {
         let converters: Vec<_> = registry
             .converters()
             .iter()
             .map(|d| {
+                let r = &converter_readiness[d.id];
                 serde_json::json!({
                     "id": d.id, "name": d.name, "crate": d.crate_name,
                     "mime_types": d.mime_types, "extensions": d.extensions,
+                    "ready": r.ready, "detail": r.detail,
                 })
             })
             .collect();
@@ -162,15 +166,27 @@ pub fn plugins(json: bool, config: &Config) -> anyhow::Result<i32> {
                 })
             })
             .collect();
-        let out = serde_json::json!({"converters": converters, "ocr_providers": providers});
+        let out = serde_json::json!({
+            "converters": converters,
+            "ocr_providers": providers,
+            "runtime_dir": plugin_config.runtime_dir,
+        });
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(0);
     }
     println!("Converters:");
     for d in registry.converters() {
-        println!("  {:<12} {:<28} {}", d.id, d.name, d.extensions.join(", "));
+        let r = &converter_readiness[d.id];
+        let state = if r.ready {
+            "ready".to_string()
+        } else {
+            format!("not ready: {}", r.detail)
+        };
+        println!("  {:<12} {:<28} {state}", d.id, d.name);
+        println!("  {:<12} {}", "", d.extensions.join(", "));
         println!("  {:<12} {}", "", d.mime_types.join(", "));
     }
+    println!("Runtime files: {}", plugin_config.runtime_dir.display());
     println!("OCR providers:");
     for id in crate::registry::OCR_PROVIDER_IDS {
         let r = &readiness[id];

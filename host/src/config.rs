@@ -183,8 +183,9 @@ impl Default for Config {
             ocr_provider_three_model: plugin.ocr.vision_model,
             ocr_provider_three_timeout: plugin.ocr.vision_timeout_secs,
             ocr_provider_three_max_requests: plugin.ocr.vision_max_requests_per_job,
-            ocr_model_dir: "./vendor-runtime/models".into(),
-            quire_runtime_dir: "./vendor-runtime".into(),
+            // Empty: looked up (see `crate::runtime`), so quire runs from any directory.
+            ocr_model_dir: PathBuf::new(),
+            quire_runtime_dir: PathBuf::new(),
             max_decompressed_size: 256 << 20,
             conversion_child_max_rss: 256 << 20,
             http_header_timeout: 10,
@@ -423,8 +424,14 @@ impl Config {
         std::time::Duration::from_secs_f64(self.file_ttl_hours * 3600.0)
     }
 
+    /// The runtime folder in use: the setting, or where [`crate::runtime`] finds one.
+    pub fn runtime_dir(&self) -> PathBuf {
+        crate::runtime::runtime_dir(&self.quire_runtime_dir)
+    }
+
     /// What the plugins get.
     pub fn plugin_config(&self) -> PluginConfig {
+        let runtime_dir = self.runtime_dir();
         PluginConfig {
             images: ImageRules {
                 max_width: self.image_max_width,
@@ -437,14 +444,14 @@ impl Config {
                 text_threshold: self.ocr_provider_two_text_threshold,
                 link_threshold: self.ocr_provider_two_link_threshold,
                 low_text: self.ocr_provider_two_low_text,
-                model_dir: self.ocr_model_dir.clone(),
+                model_dir: crate::runtime::model_dir(&self.ocr_model_dir, &runtime_dir),
                 vision_api_key: self.ocr_provider_three_api_key.clone(),
                 vision_base_url: self.ocr_provider_three_base_url.clone(),
                 vision_model: self.ocr_provider_three_model.clone(),
                 vision_timeout_secs: self.ocr_provider_three_timeout,
                 vision_max_requests_per_job: self.ocr_provider_three_max_requests,
             },
-            runtime_dir: self.quire_runtime_dir.clone(),
+            runtime_dir,
             spreadsheet_sample_rows: self.spreadsheet_sample_rows,
         }
     }

@@ -15,6 +15,7 @@ pub mod images;
 pub mod pipeline;
 pub mod registry;
 pub mod render;
+pub mod runtime;
 pub mod service;
 
 /// Every plugin crate, named once so the linker keeps its `inventory` registrations.

@@ -14,8 +14,14 @@ fn main() {
         }
     };
     let code = match &cli.command {
-        Command::Convert(args) => cli::convert(args, &config),
-        Command::Plugins { json } => cli::plugins(*json, &config),
+        Command::Convert(args) => {
+            quit_quietly_on_closed_pipe();
+            cli::convert(args, &config)
+        }
+        Command::Plugins { json } => {
+            quit_quietly_on_closed_pipe();
+            cli::plugins(*json, &config)
+        }
         Command::Serve => quire::service::run_serve(config),
         Command::Worker => quire::service::run_worker(config),
         Command::ConvertChild => Ok(quire::service::run_isolated_child()),
@@ -26,5 +32,15 @@ fn main() {
             eprintln!("quire: {e:#}");
             std::process::exit(1);
         }
+    }
+}
+
+/// A command-line tool whose reader went away (`quire plugins | head`) ends quietly, as
+/// `cat` does, instead of panicking on the failed write. Only for the one-shot commands: the
+/// servers keep Rust's default (SIGPIPE ignored, a write error per socket).
+fn quit_quietly_on_closed_pipe() {
+    // SAFETY: restoring a signal's default disposition before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

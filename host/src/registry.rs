@@ -305,6 +305,60 @@ impl Registry {
             .collect()
     }
 
+    /// Readiness of every converter built into this binary: a converter is ready when its
+    /// factory accepts the configuration (the PDF converter's checks that PDFium is there).
+    pub fn converter_readiness(&self, config: &PluginConfig) -> BTreeMap<String, Readiness> {
+        self.converters
+            .iter()
+            .map(|d| {
+                let state = match (d.factory)(config) {
+                    Ok(_) => Readiness::ready("ready"),
+                    Err(e) => Readiness::not_ready(e.message()),
+                };
+                (d.id.to_string(), state)
+            })
+            .collect()
+    }
+
+    /// One line for the start-up log: which converters and OCR providers are ready, and why
+    /// the others are not. The flag is true when a converter built into this binary is down.
+    pub fn readiness_summary(&self, config: &PluginConfig) -> (String, bool) {
+        fn list(states: &BTreeMap<String, Readiness>, ready: bool) -> String {
+            let items: Vec<String> = states
+                .iter()
+                .filter(|(_, r)| r.ready == ready)
+                .map(|(id, r)| {
+                    if ready {
+                        id.clone()
+                    } else {
+                        format!("{id} ({})", r.detail)
+                    }
+                })
+                .collect();
+            if items.is_empty() {
+                "none".into()
+            } else {
+                items.join(", ")
+            }
+        }
+        let converters = self.converter_readiness(config);
+        let built_in: Vec<&str> = self.providers.iter().map(|p| p.id).collect();
+        let ocr: BTreeMap<String, Readiness> = self
+            .ocr_readiness(config)
+            .into_iter()
+            .filter(|(id, _)| built_in.contains(&id.as_str()))
+            .collect();
+        let down = converters.values().any(|r| !r.ready);
+        let line = format!(
+            "converters ready: {}; not ready: {}. OCR providers ready: {}; not ready: {}",
+            list(&converters, true),
+            list(&converters, false),
+            list(&ocr, true),
+            list(&ocr, false),
+        );
+        (line, down)
+    }
+
     /// Whether a MIME type has a converter in this build.
     pub fn supports(&self, mime: &str) -> bool {
         self.by_mime.contains_key(mime)

@@ -397,6 +397,8 @@ pub struct Services {
     storage: bool,
     /// provider id -> available.
     ocr: BTreeMap<String, bool>,
+    /// converter id -> can run (an addition to the contract: PDF needs PDFium).
+    converters: BTreeMap<String, bool>,
 }
 
 /// The readiness report; 503 when `not ready`.
@@ -406,6 +408,10 @@ pub struct Readiness {
     status: String,
     timestamp: String,
     services: Services,
+    /// What is down and why, one sentence each (an addition to the contract); empty when all
+    /// is well. OCR providers that are not available are listed too, without making the
+    /// service not ready.
+    problems: Vec<String>,
 }
 
 #[utoipa::path(get, path = "/api/v1/ready", tag = "service",
@@ -430,16 +436,44 @@ pub async fn ready(State(shared): State<Arc<Shared>>) -> Response {
         .unwrap_or(false);
     let registry = shared.registry.clone();
     let plugin_config = shared.config.plugin_config();
-    let ocr = tokio::task::spawn_blocking(move || {
-        registry
-            .ocr_readiness(&plugin_config)
-            .into_iter()
-            .map(|(id, r)| (id, r.ready))
-            .collect::<BTreeMap<String, bool>>()
+    let (converters, ocr) = tokio::task::spawn_blocking(move || {
+        (
+            registry.converter_readiness(&plugin_config),
+            registry.ocr_readiness(&plugin_config),
+        )
     })
     .await
     .unwrap_or_default();
-    let is_ready = store && worker && storage;
+    let converters_ok = converters.values().all(|r| r.ready);
+    let mut problems = Vec::new();
+    if !store {
+        problems.push("The job store does not answer.".to_string());
+    }
+    if !worker {
+        problems.push("No worker is running to take jobs.".to_string());
+    }
+    if !storage {
+        problems.push(
+            "The upload or output folder cannot be written, or its disk is nearly full."
+                .to_string(),
+        );
+    }
+    for (id, r) in converters.iter().filter(|(_, r)| !r.ready) {
+        problems.push(format!("The {id} converter cannot run: {}", r.detail));
+    }
+    let built_in: Vec<&str> = shared
+        .registry
+        .ocr_providers()
+        .iter()
+        .map(|p| p.id)
+        .collect();
+    for (id, r) in ocr
+        .iter()
+        .filter(|(id, r)| !r.ready && built_in.contains(&id.as_str()))
+    {
+        problems.push(format!("OCR provider {id} is not available: {}", r.detail));
+    }
+    let is_ready = store && worker && storage && converters_ok;
     let body = Readiness {
         status: if is_ready { "ready" } else { "not ready" }.into(),
         timestamp: timestamp(Utc::now()),
@@ -447,8 +481,13 @@ pub async fn ready(State(shared): State<Arc<Shared>>) -> Response {
             store,
             worker,
             storage,
-            ocr,
+            ocr: ocr.into_iter().map(|(id, r)| (id, r.ready)).collect(),
+            converters: converters
+                .into_iter()
+                .map(|(id, r)| (id, r.ready))
+                .collect(),
         },
+        problems,
     };
     let status = if is_ready {
         StatusCode::OK

@@ -188,6 +188,7 @@ pub async fn start(config: Config, options: Options) -> anyhow::Result<Server> {
         "quire {} listening on http://{addr}",
         env!("CARGO_PKG_VERSION")
     );
+    log_readiness(&shared);
     Ok(Server {
         addr,
         shared,
@@ -278,6 +279,7 @@ pub async fn run_workers(config: Config) -> anyhow::Result<()> {
         "quire {} worker started",
         env!("CARGO_PKG_VERSION")
     );
+    log_readiness(&shared);
     shutdown_signal().await;
     tracing::info!("shutting down: draining workers");
     let _ = tx.send(true);
@@ -345,5 +347,18 @@ async fn shutdown_signal() {
     tokio::select! {
         _ = ctrl_c => {}
         _ = term => {}
+    }
+}
+
+/// The start-up line naming what is ready; a warning when a built-in converter cannot run.
+fn log_readiness(shared: &Shared) {
+    let runtime_dir = shared.config.runtime_dir();
+    let (line, down) = shared
+        .registry
+        .readiness_summary(&shared.config.plugin_config());
+    if down {
+        tracing::warn!(runtime_dir = %runtime_dir.display(), "{line}");
+    } else {
+        tracing::info!(runtime_dir = %runtime_dir.display(), "{line}");
     }
 }

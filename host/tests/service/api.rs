@@ -510,6 +510,17 @@ both_stores!(service_endpoints, |kind| async move {
         v["services"]["ocr"]["provider_three"], false,
         "no API key configured"
     );
+    for id in ["text", "docx", "pdf", "image"] {
+        assert_eq!(v["services"]["converters"][id], true, "{v}");
+    }
+    assert!(
+        v["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p.as_str().unwrap().starts_with("OCR provider")),
+        "only optional OCR providers may be reported while ready: {v}"
+    );
     let f: Value = s
         .client
         .get(s.url("/api/v1/formats"))
@@ -584,6 +595,37 @@ async fn readiness_is_503_without_workers() {
     assert_eq!(v["status"], "not ready");
     assert_eq!(v["services"]["worker"], false);
     assert_eq!(v["services"]["store"], true);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn readiness_is_503_with_the_reason_when_pdfium_is_missing() {
+    let empty = tempfile::tempdir().unwrap();
+    let runtime = empty.path().to_path_buf();
+    let mut s = TestServer::start_with(
+        StoreKind::Embedded,
+        move |c| c.quire_runtime_dir = runtime,
+        1,
+    )
+    .await;
+    let r = s.client.get(s.url("/api/v1/ready")).send().await.unwrap();
+    assert_eq!(r.status(), 503);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["status"], "not ready");
+    assert_eq!(v["services"]["converters"]["pdf"], false, "{v}");
+    assert_eq!(v["services"]["converters"]["text"], true, "{v}");
+    let problems: Vec<&str> = v["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.starts_with("The pdf converter cannot run") && p.contains("libpdfium.so")),
+        "{problems:?}"
+    );
     s.stop().await;
 }
 

@@ -84,6 +84,24 @@ enum Kind {
 struct Para {
     lines: Vec<Line>,
     kind: Kind,
+    /// The enumerator the paragraph starts with, when it is one of a sequence.
+    enumerator: Option<Enumerator>,
+}
+
+/// How a line's leading number is written. Only `N.` becomes a Markdown ordered list (which
+/// writes it back unchanged); `N)` and `(N)` start paragraphs of their own and keep their
+/// characters, since the document model has no way to write them back faithfully.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Delimiter {
+    Period,
+    Paren,
+    Parens,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Enumerator {
+    delimiter: Delimiter,
+    number: u64,
 }
 
 /// Turns a page's regions into blocks, taking placed images and tables out of `objects`.
@@ -180,24 +198,44 @@ impl Geometry {
 fn segment(lines: Vec<Line>, geo: &Geometry, paras: &mut Vec<Para>) {
     for line in lines {
         let marker = list_marker(&line);
+        // A number starts an item only as the first of a sequence or the next in one, so a
+        // line that happens to begin with "(212)" or "2019." stays running text.
+        let enumerator = marker.and_then(|m| match m {
+            Marker::Bullet => None,
+            Marker::Number(e) => {
+                let follows = paras.last().and_then(|p| p.enumerator).is_some_and(|prev| {
+                    prev.delimiter == e.delimiter && prev.number + 1 == e.number
+                });
+                (e.number <= 1 || follows).then_some(e)
+            }
+        });
+        let starts_item = matches!(marker, Some(Marker::Bullet)) || enumerator.is_some();
         let breaks = match paras.last() {
             None => true,
             Some(p) => {
                 let prev = p.lines.last().map(|l| (l, p));
                 match prev {
                     None => true,
-                    Some((prev, para)) => marker.is_some() || starts_new(prev, &line, para, geo),
+                    Some((prev, para)) => starts_item || starts_new(prev, &line, para, geo),
                 }
             }
         };
         if breaks {
-            let kind = match marker {
-                Some((ordered, number)) => Kind::Item { ordered, number },
-                None => Kind::Text,
+            let kind = match (marker, enumerator) {
+                (Some(Marker::Bullet), _) => Kind::Item {
+                    ordered: false,
+                    number: 1,
+                },
+                (_, Some(e)) if e.delimiter == Delimiter::Period => Kind::Item {
+                    ordered: true,
+                    number: e.number,
+                },
+                _ => Kind::Text,
             };
             paras.push(Para {
                 lines: vec![line],
                 kind,
+                enumerator,
             });
         } else if let Some(p) = paras.last_mut() {
             p.lines.push(line);
@@ -244,21 +282,34 @@ fn starts_new(prev: &Line, line: &Line, para: &Para, geo: &Geometry) -> bool {
     ends_sentence && prev.rect.x1 < geo.right - 4.0 * size
 }
 
-/// `(ordered, number)` when a line starts with a list marker followed by text.
-fn list_marker(line: &Line) -> Option<(bool, u64)> {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Marker {
+    Bullet,
+    Number(Enumerator),
+}
+
+/// The marker a line starts with, when it is followed by text: a bullet glyph, or a number
+/// written `N.`, `N)` or `(N)`.
+fn list_marker(line: &Line) -> Option<Marker> {
     if line.words.len() < 2 {
         return None;
     }
     let first = line.words[0].text.as_str();
     if is_bullet(first) {
-        return Some((false, 1));
+        return Some(Marker::Bullet);
     }
-    let body = first
-        .strip_suffix('.')
-        .or_else(|| first.strip_suffix(')'))?;
-    let body = body.strip_prefix('(').unwrap_or(body);
+    let (body, delimiter) = if let Some(b) = first.strip_suffix('.') {
+        (b, Delimiter::Period)
+    } else if let Some(b) = first.strip_prefix('(').and_then(|b| b.strip_suffix(')')) {
+        (b, Delimiter::Parens)
+    } else if let Some(b) = first.strip_suffix(')') {
+        (b, Delimiter::Paren)
+    } else {
+        return None;
+    };
     if !body.is_empty() && body.len() <= 3 && body.chars().all(|c| c.is_ascii_digit()) {
-        return body.parse().ok().map(|n| (true, n));
+        let number = body.parse().ok()?;
+        return Some(Marker::Number(Enumerator { delimiter, number }));
     }
     None
 }

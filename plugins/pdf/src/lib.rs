@@ -58,8 +58,18 @@ impl Converter for PdfConverter {
     }
 }
 
+/// Fails when the PDFium library is not where the configuration says, so readiness reports
+/// the PDF converter as down (with the path) instead of every PDF job failing later.
 fn factory(config: &PluginConfig) -> Result<Box<dyn Converter>> {
-    Ok(Box::new(PdfConverter::new(config)))
+    let converter = PdfConverter::new(config);
+    if !converter.library.is_file() {
+        return Err(quire_plugin_api::Error::internal(format!(
+            "The PDF engine (PDFium) is not installed: there is no {}. Run scripts/setup.sh, \
+             or set QUIRE_RUNTIME_DIR to the folder that holds lib/libpdfium.so.",
+            converter.library.display()
+        )));
+    }
+    Ok(Box::new(converter))
 }
 
 pub const DESCRIPTOR: ConverterDescriptor = ConverterDescriptor {

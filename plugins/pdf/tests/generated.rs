@@ -425,3 +425,82 @@ fn ruled_tables_become_tables() {
     );
     assert_eq!(table.header_rows, 1);
 }
+
+/// The characters a reader sees, with ordered list numbers written back as Markdown would
+/// write them (`N.`), so a rewritten marker shows up as changed text.
+fn text_with_list_numbers(doc: &Document) -> String {
+    fn inline_text(inlines: &[Inline], out: &mut String) {
+        for i in inlines {
+            match i {
+                Inline::Text { text, .. } | Inline::Code(text) => out.push_str(text),
+                Inline::Link { content, .. } => inline_text(content, out),
+                Inline::Break => out.push(' '),
+                _ => {}
+            }
+        }
+    }
+    fn blocks_text(blocks: &[Block], out: &mut String) {
+        for block in blocks {
+            match block {
+                Block::Heading { content, .. } | Block::Paragraph(content) => {
+                    inline_text(content, out);
+                    out.push('\n');
+                }
+                Block::List(l) => {
+                    for (i, item) in l.items.iter().enumerate() {
+                        if l.ordered {
+                            out.push_str(&format!("{}. ", l.start + i as u64));
+                        }
+                        blocks_text(&item.blocks, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = String::new();
+    for part in &doc.parts {
+        blocks_text(&part.blocks, &mut out);
+    }
+    out
+}
+
+#[test]
+fn list_recognition_never_rewrites_the_text() {
+    let mut page = Page::default();
+    page.texts.extend(body(
+        &[
+            "Reach the front desk of the hotel at",
+            "(212) 555-0100 or at the number below.",
+            "(646) 555-0199 answers at night.",
+        ],
+        72.0,
+        700.0,
+        11.0,
+    ));
+    page.texts.extend(body(
+        &["1) Bring your passport", "2) Bring the booking code"],
+        72.0,
+        620.0,
+        11.0,
+    ));
+    page.texts.extend(body(
+        &["1. Numbered one", "2. Numbered two"],
+        72.0,
+        560.0,
+        11.0,
+    ));
+    let doc = convert(&pdf(&[page], None));
+    let text = text_with_list_numbers(&doc);
+    for must in [
+        "(212) 555-0100",
+        "(646) 555-0199",
+        "1) Bring your passport",
+        "2) Bring the booking code",
+        "1. Numbered one",
+        "2. Numbered two",
+    ] {
+        assert!(text.contains(must), "{must:?} missing from:\n{text}");
+    }
+    assert!(!text.contains("212. "), "{text}");
+}

@@ -1,0 +1,117 @@
+//! Where the runtime files live: the PDFium library (`lib/libpdfium.so`) and the OCR models
+//! (`models/`), fetched by `scripts/setup.sh` or shipped in the release archive.
+//!
+//! Nothing here depends on the working directory unless everything else fails, so `quire`
+//! works the same started from anywhere. The first folder that exists wins:
+//!
+//! 1. the explicit setting (`QUIRE_RUNTIME_DIR` / `quire_runtime_dir`), used even when it
+//!    does not exist, so a typo is reported rather than silently replaced;
+//! 2. beside the executable: `<exe dir>/../lib/quire`, `<exe dir>/../share/quire`
+//!    (the release archive's layout and a packaged install's);
+//! 3. the system locations a package installs to: `/usr/local/lib/quire`, `/usr/lib/quire`;
+//! 4. `./vendor-runtime` in the working directory;
+//! 5. the source tree this binary was built from (`<workspace>/vendor-runtime`), so a
+//!    development build finds what `scripts/setup.sh` fetched wherever it is run.
+
+use std::path::{Path, PathBuf};
+
+/// The folder name `scripts/setup.sh` fills in a checkout.
+const CHECKOUT_DIR: &str = "vendor-runtime";
+
+/// Every place looked at, in order, for a runtime folder that was not set explicitly.
+pub fn candidates() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.canonicalize().ok())
+        .and_then(|exe| exe.parent().map(Path::to_path_buf))
+    {
+        out.push(dir.join("../lib/quire"));
+        out.push(dir.join("../share/quire"));
+    }
+    out.push(PathBuf::from("/usr/local/lib/quire"));
+    out.push(PathBuf::from("/usr/lib/quire"));
+    out.push(PathBuf::from(".").join(CHECKOUT_DIR));
+    out.push(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join(CHECKOUT_DIR),
+    );
+    out
+}
+
+/// The runtime folder: `explicit` when set (non-empty), else the first candidate that holds
+/// runtime files, else `./vendor-runtime` (whose absence readiness then reports).
+pub fn runtime_dir(explicit: &Path) -> PathBuf {
+    if !explicit.as_os_str().is_empty() {
+        return explicit.to_path_buf();
+    }
+    first_with_runtime_files(&candidates()).unwrap_or_else(|| PathBuf::from(".").join(CHECKOUT_DIR))
+}
+
+/// The OCR model folder: `explicit` when set, else `<runtime dir>/models`.
+pub fn model_dir(explicit: &Path, runtime_dir: &Path) -> PathBuf {
+    if !explicit.as_os_str().is_empty() {
+        return explicit.to_path_buf();
+    }
+    runtime_dir.join("models")
+}
+
+fn first_with_runtime_files(candidates: &[PathBuf]) -> Option<PathBuf> {
+    candidates
+        .iter()
+        .find(|dir| dir.join("lib").is_dir() || dir.join("models").is_dir())
+        .map(|dir| normalise(dir))
+}
+
+/// `a/b/../c` → `a/c` for display (the folders exist, so canonicalising is safe).
+fn normalise(dir: &Path) -> PathBuf {
+    dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_explicit_setting_wins_even_when_missing() {
+        let p = Path::new("/no/such/runtime");
+        assert_eq!(runtime_dir(p), p);
+        assert_eq!(model_dir(Path::new("/m"), p), Path::new("/m"));
+        assert_eq!(model_dir(Path::new(""), p), p.join("models"));
+    }
+
+    #[test]
+    fn the_first_folder_holding_runtime_files_is_chosen() {
+        let root = tempfile::tempdir().unwrap();
+        let empty = root.path().join("empty");
+        let with_models = root.path().join("a");
+        let with_lib = root.path().join("b");
+        std::fs::create_dir_all(&empty).unwrap();
+        std::fs::create_dir_all(with_models.join("models")).unwrap();
+        std::fs::create_dir_all(with_lib.join("lib")).unwrap();
+        let got = first_with_runtime_files(&[
+            root.path().join("missing"),
+            empty,
+            with_models.clone(),
+            with_lib,
+        ]);
+        assert_eq!(got, Some(with_models.canonicalize().unwrap()));
+        assert_eq!(first_with_runtime_files(&[root.path().join("x")]), None);
+    }
+
+    #[test]
+    fn places_beside_the_executable_come_before_the_working_directory() {
+        let c = candidates();
+        let cwd = c
+            .iter()
+            .position(|p| p == &PathBuf::from(".").join(CHECKOUT_DIR))
+            .unwrap();
+        let exe = c.iter().position(|p| p.ends_with("../lib/quire")).unwrap();
+        let system = c
+            .iter()
+            .position(|p| p == Path::new("/usr/lib/quire"))
+            .unwrap();
+        assert!(exe < system && system < cwd, "{c:?}");
+    }
+}
