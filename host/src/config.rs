@@ -657,6 +657,9 @@ mod tests {
                             | "default_webhook_url"
                             | "ocr_provider_three_api_key"
                             | "worker_metrics_port"
+                            // Examples: unset, these are looked up (`crate::runtime`).
+                            | "ocr_model_dir"
+                            | "quire_runtime_dir"
                     )
             })
             .map(|l| format!("{}\n", l.split(" #").next().unwrap_or(l)))

@@ -232,8 +232,9 @@ fn background(
 
 /// `quire serve` in an existing runtime: runs until SIGTERM / Ctrl-C, then drains.
 pub async fn serve(config: Config) -> anyhow::Result<()> {
+    let stop = shutdown_signal();
     let server = start(config, Options::from_env()?).await?;
-    shutdown_signal().await;
+    stop.await;
     tracing::info!("shutting down: draining workers");
     server.shutdown().await
 }
@@ -247,6 +248,7 @@ pub async fn run_workers(config: Config) -> anyhow::Result<()> {
             "quire worker needs REDIS_URL: without Redis the job store is embedded in one `quire serve` process"
         );
     }
+    let stop = shutdown_signal();
     let options = Options::from_env()?;
     let workers = options.workers.unwrap_or_else(|| config.worker_count());
     let metrics_bind = config
@@ -280,7 +282,7 @@ pub async fn run_workers(config: Config) -> anyhow::Result<()> {
         env!("CARGO_PKG_VERSION")
     );
     log_readiness(&shared);
-    shutdown_signal().await;
+    stop.await;
     tracing::info!("shutting down: draining workers");
     let _ = tx.send(true);
     for t in tasks {
@@ -329,24 +331,32 @@ pub fn init_logging(config: &Config) {
     };
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// SIGTERM or Ctrl-C. The handlers are registered when this is called, not when the future is
+/// first polled: a signal that arrives while start-up is still running (the listener already
+/// announced, the readiness line not yet logged) must drain, not kill the process.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let term = signal(SignalKind::terminate());
+        let int = signal(SignalKind::interrupt());
+        async move {
+            match (term, int) {
+                (Ok(mut term), Ok(mut int)) => {
+                    tokio::select! {
+                        _ = term.recv() => {}
+                        _ = int.recv() => {}
+                    }
+                }
+                _ => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
+    }
     #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {}
-        _ = term => {}
+    async {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }
 
