@@ -59,6 +59,12 @@ pub const SETTINGS: &[&str] = &[
     "OCR_PROVIDER_THREE_MAX_REQUESTS",
     "OCR_MODEL_DIR",
     "QUIRE_RUNTIME_DIR",
+    "MAX_DECOMPRESSED_SIZE",
+    "CONVERSION_CHILD_MAX_RSS",
+    "HTTP_HEADER_TIMEOUT",
+    "HTTP_IDLE_TIMEOUT",
+    "HTTP_MIN_UPLOAD_RATE",
+    "HTTP_MAX_CONNECTIONS",
 ];
 
 /// The resolved configuration. Field names are the settings' names in lower case.
@@ -109,6 +115,20 @@ pub struct Config {
     pub ocr_provider_three_max_requests: u32,
     pub ocr_model_dir: PathBuf,
     pub quire_runtime_dir: PathBuf,
+    /// Bytes a conversion may inflate from compressed data (ZIP parts, PDF streams), counted
+    /// while inflating; past it the file is refused.
+    pub max_decompressed_size: u64,
+    /// A conversion child whose peak resident memory passed this is replaced after its job.
+    pub conversion_child_max_rss: u64,
+    /// Seconds a client has to send a request's headers (also how long an idle keep-alive
+    /// connection waits for its next request).
+    pub http_header_timeout: u64,
+    /// Seconds a connection may move no bytes in either direction before it is closed.
+    pub http_idle_timeout: u64,
+    /// Bytes per second an upload must keep up, measured over 5-second windows (0: no minimum).
+    pub http_min_upload_rate: u64,
+    /// Open connections at most; more wait in the listen queue.
+    pub http_max_connections: usize,
 }
 
 /// How log lines are written.
@@ -166,6 +186,12 @@ impl Default for Config {
             // Empty: looked up (see `crate::runtime`), so quire runs from any directory.
             ocr_model_dir: PathBuf::new(),
             quire_runtime_dir: PathBuf::new(),
+            max_decompressed_size: 256 << 20,
+            conversion_child_max_rss: 256 << 20,
+            http_header_timeout: 10,
+            http_idle_timeout: 60,
+            http_min_upload_rate: 4096,
+            http_max_connections: 4096,
         }
     }
 }
@@ -269,6 +295,22 @@ impl Config {
                 "a number of bytes of at least 67108864 (64 MiB)",
                 self.conversion_max_memory,
             ));
+        }
+        if self.max_decompressed_size < (1 << 20) {
+            return Err(bad(
+                "MAX_DECOMPRESSED_SIZE",
+                "a number of bytes of at least 1048576 (1 MiB)",
+                self.max_decompressed_size,
+            ));
+        }
+        for (name, value) in [
+            ("HTTP_HEADER_TIMEOUT", self.http_header_timeout),
+            ("HTTP_IDLE_TIMEOUT", self.http_idle_timeout),
+            ("HTTP_MAX_CONNECTIONS", self.http_max_connections as u64),
+        ] {
+            if value == 0 {
+                return Err(bad(name, "a positive number", 0));
+            }
         }
         if self.job_lease_seconds == 0 {
             return Err(bad("JOB_LEASE_SECONDS", "a positive number of seconds", 0));
@@ -494,7 +536,13 @@ fn accepts_hint(setting: &str) -> String {
         "LOG_FORMAT" => "json or text",
         "PORT" | "WORKER_METRICS_PORT" => "a port number 0-65535",
         "WEBHOOK_BLOCK_PRIVATE" | "OCR_USE_GPU" => "true or false",
-        "MAX_FILE_SIZE" | "CONVERSION_MAX_MEMORY" => "a number of bytes",
+        "MAX_FILE_SIZE"
+        | "CONVERSION_MAX_MEMORY"
+        | "MAX_DECOMPRESSED_SIZE"
+        | "CONVERSION_CHILD_MAX_RSS" => "a number of bytes",
+        "HTTP_HEADER_TIMEOUT" | "HTTP_IDLE_TIMEOUT" => "a number of seconds",
+        "HTTP_MIN_UPLOAD_RATE" => "a number of bytes per second (0: no minimum)",
+        "HTTP_MAX_CONNECTIONS" => "a whole number",
         "CONVERSION_TIMEOUT" | "WEBHOOK_TIMEOUT" | "JOB_LEASE_SECONDS" => "a number of seconds",
         "FILE_TTL_HOURS" => "a number of hours",
         "WORKERS" | "WEBHOOK_MAX_RETRIES" | "SPREADSHEET_SAMPLE_ROWS" => "a whole number",
@@ -609,6 +657,9 @@ mod tests {
                             | "default_webhook_url"
                             | "ocr_provider_three_api_key"
                             | "worker_metrics_port"
+                            // Examples: unset, these are looked up (`crate::runtime`).
+                            | "ocr_model_dir"
+                            | "quire_runtime_dir"
                     )
             })
             .map(|l| format!("{}\n", l.split(" #").next().unwrap_or(l)))

@@ -122,6 +122,8 @@ pub struct CreateJobForm {
         (status = 413, description = "File over MAX_FILE_SIZE", body = ErrorDetail),
         (status = 415, description = "Unsupported or undetectable file type", body = ErrorDetail),
         (status = 422, description = "Missing or invalid field", body = ValidationErrors),
+        (status = 408, description = "The upload was slower than HTTP_MIN_UPLOAD_RATE; the connection is closed", body = ErrorDetail),
+        (status = 503, description = "The job store is unavailable; retry after `Retry-After` seconds", body = ErrorDetail, headers(("Retry-After" = u64, description = "Seconds to wait"))),
     ))]
 pub async fn create_job(
     State(shared): State<Arc<Shared>>,
@@ -262,7 +264,8 @@ async fn load(shared: &Shared, id: &str) -> Result<Job, ApiError> {
 
 #[utoipa::path(get, path = "/api/v1/jobs/{job_id}", tag = "jobs",
     params(("job_id" = String, Path, description = "Job id")),
-    responses((status = 200, body = JobView), (status = 404, body = ErrorDetail)))]
+    responses((status = 200, body = JobView), (status = 404, body = ErrorDetail),
+        (status = 503, description = "The job store is unavailable; retry after `Retry-After` seconds", body = ErrorDetail, headers(("Retry-After" = u64, description = "Seconds to wait")))))]
 pub async fn get_job(
     State(shared): State<Arc<Shared>>,
     Path(job_id): Path<String>,
@@ -272,7 +275,8 @@ pub async fn get_job(
 
 #[utoipa::path(delete, path = "/api/v1/jobs/{job_id}", tag = "jobs",
     params(("job_id" = String, Path, description = "Job id")),
-    responses((status = 204, description = "Job and its files removed"), (status = 404, body = ErrorDetail)))]
+    responses((status = 204, description = "Job and its files removed; a running conversion is stopped"), (status = 404, body = ErrorDetail),
+        (status = 503, description = "The job store is unavailable; retry after `Retry-After` seconds", body = ErrorDetail, headers(("Retry-After" = u64, description = "Seconds to wait")))))]
 pub async fn delete_job(
     State(shared): State<Arc<Shared>>,
     Path(job_id): Path<String>,
@@ -282,6 +286,8 @@ pub async fn delete_job(
     }
     match shared.store.delete(&job_id).await? {
         Some(_) => {
+            // A conversion in this process stops now; one elsewhere (Redis) within a poll.
+            shared.cancel_local(&job_id);
             retention::remove_files(&shared, &job_id);
             tracing::info!(job = %job_id, "job deleted");
             Ok(StatusCode::NO_CONTENT)
@@ -295,7 +301,8 @@ pub async fn delete_job(
     responses(
         (status = 200, description = "The converted file", content_type = "text/markdown; charset=utf-8", body = String),
         (status = 400, description = "Job not completed, or failed", body = ErrorDetail),
-        (status = 404, description = "Unknown job, or result file gone", body = ErrorDetail)))]
+        (status = 404, description = "Unknown job, or result file gone", body = ErrorDetail),
+        (status = 503, description = "The job store is unavailable; retry after `Retry-After` seconds", body = ErrorDetail, headers(("Retry-After" = u64, description = "Seconds to wait")))))]
 pub async fn get_result(
     State(shared): State<Arc<Shared>>,
     Path(job_id): Path<String>,

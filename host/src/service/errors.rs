@@ -67,9 +67,17 @@ pub enum ApiError {
     Unsupported(String),
     /// 422.
     Invalid(Vec<FieldError>),
+    /// 503 with `Retry-After`: the job store is unreachable for now; the cause is logged here.
+    StoreUnavailable(String),
     /// 500; the cause is logged here.
     Internal(String),
 }
+
+/// The `detail` of a 503 for a job-store outage (`../shared/spec/decisions.md`).
+pub const STORE_UNAVAILABLE: &str = "The job store is unavailable; retry later";
+
+/// Seconds a client is asked to wait after a 503 for a store outage.
+pub const STORE_RETRY_AFTER_SECS: u64 = 2;
 
 impl ApiError {
     pub fn internal(cause: impl std::fmt::Display) -> ApiError {
@@ -79,7 +87,11 @@ impl ApiError {
 
 impl From<super::store::StoreError> for ApiError {
     fn from(e: super::store::StoreError) -> Self {
-        ApiError::Internal(e.to_string())
+        if e.is_unavailable() {
+            ApiError::StoreUnavailable(e.to_string())
+        } else {
+            ApiError::Internal(e.to_string())
+        }
     }
 }
 
@@ -126,6 +138,15 @@ impl IntoResponse for ApiError {
                 Json(ValidationErrors { detail: errors }),
             )
                 .into_response(),
+            ApiError::StoreUnavailable(cause) => {
+                tracing::warn!(cause = %cause, "job store unavailable; answering 503");
+                let mut response = detail(StatusCode::SERVICE_UNAVAILABLE, STORE_UNAVAILABLE);
+                response.headers_mut().insert(
+                    axum::http::header::RETRY_AFTER,
+                    axum::http::HeaderValue::from(STORE_RETRY_AFTER_SECS),
+                );
+                response
+            }
             ApiError::Internal(cause) => {
                 tracing::error!(cause = %cause, "internal server error");
                 detail(StatusCode::INTERNAL_SERVER_ERROR, "Internal server error")

@@ -68,7 +68,13 @@ struct Request<S> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ChildOutcome {
     Done(Map<String, Value>),
-    Failed { kind: String, message: String },
+    Failed {
+        kind: String,
+        message: String,
+    },
+    /// Stopped by [`Slot::run_cancellable`]'s signal: the child was killed and has exited, so
+    /// it can write nothing more.
+    Cancelled,
 }
 
 /// Runs one conversion in a fresh child process (a one-job [`Slot`]).
@@ -152,10 +158,18 @@ impl Slot {
     }
 
     /// Runs one conversion; `progress` receives (done, total) as they arrive.
-    pub async fn run(
+    pub async fn run(&mut self, spec: &ChildSpec, progress: impl FnMut(u64, u64)) -> ChildOutcome {
+        self.run_cancellable(spec, progress, &tokio::sync::Notify::new())
+            .await
+    }
+
+    /// [`Slot::run`] that stops when `cancel` is notified (a permit stored before the call
+    /// counts): the child is killed and reaped before this returns [`ChildOutcome::Cancelled`].
+    pub async fn run_cancellable(
         &mut self,
         spec: &ChildSpec,
         mut progress: impl FnMut(u64, u64),
+        cancel: &tokio::sync::Notify,
     ) -> ChildOutcome {
         let started = Instant::now();
         let max_memory = spec.config.conversion_max_memory;
@@ -204,7 +218,16 @@ impl Slot {
         let mut outcome: Option<ChildOutcome> = None;
         let mut timed_out = false;
         loop {
-            match tokio::time::timeout_at(deadline, live.lines.next_line()).await {
+            let next = tokio::select! {
+                biased;
+                _ = cancel.notified() => {
+                    let _ = live.child.start_kill();
+                    let _ = live.child.wait().await;
+                    return ChildOutcome::Cancelled;
+                }
+                next = tokio::time::timeout_at(deadline, live.lines.next_line()) => next,
+            };
+            match next {
                 Err(_) => {
                     timed_out = true;
                     break;
@@ -231,11 +254,19 @@ impl Slot {
         }
         if let Some(outcome) = outcome {
             live.jobs += 1;
-            if live.jobs < JOBS_PER_CHILD {
-                self.live = Some(live);
-            } else {
-                drop(live.stdin);
-                let _ = tokio::time::timeout(Duration::from_secs(5), live.child.wait()).await;
+            match retire_reason(&live, &outcome, spec.config.conversion_child_max_rss) {
+                None => self.live = Some(live),
+                Some(reason) => {
+                    tracing::debug!(reason, "replacing the conversion process");
+                    drop(live.stdin);
+                    if tokio::time::timeout(Duration::from_secs(5), live.child.wait())
+                        .await
+                        .is_err()
+                    {
+                        let _ = live.child.start_kill();
+                        let _ = live.child.wait().await;
+                    }
+                }
             }
             return outcome;
         }
@@ -266,6 +297,37 @@ impl Slot {
         );
         explain_crash(status, &stderr, max_memory)
     }
+}
+
+/// Why a child that reported a result must not serve another job, if it must not.
+fn retire_reason(live: &Live, outcome: &ChildOutcome, max_rss: u64) -> Option<&'static str> {
+    if live.jobs >= JOBS_PER_CHILD {
+        return Some("job count");
+    }
+    // A conversion stopped by its deadline was interrupted wherever it was (inside an OCR
+    // engine, a PDF page): nothing it left behind is trusted for the next job.
+    if matches!(outcome, ChildOutcome::Failed { kind, .. } if kind == "timeout") {
+        return Some("timed out");
+    }
+    // A child that once grew large keeps most of that memory while idle (allocators rarely
+    // return it); a fresh one starts small.
+    if live
+        .child
+        .id()
+        .and_then(peak_rss)
+        .is_some_and(|peak| peak > max_rss)
+    {
+        return Some("memory");
+    }
+    None
+}
+
+/// The peak resident set of a process (`VmHWM`), in bytes.
+pub fn peak_rss(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }
 
 fn parse_error(rest: &str) -> ChildOutcome {
@@ -380,7 +442,14 @@ pub fn run_isolated_child() -> i32 {
             }
             match crate::registry::Registry::from_inventory() {
                 Ok(r) => {
-                    engine = Some(crate::pipeline::Engine::new(r, spec.config.plugin_config()))
+                    let limits = quire_plugin_api::Limits {
+                        max_inflated_bytes: spec.config.max_decompressed_size,
+                        ..Default::default()
+                    };
+                    engine = Some(
+                        crate::pipeline::Engine::new(r, spec.config.plugin_config())
+                            .with_limits(limits),
+                    )
                 }
                 Err(e) => {
                     eprintln!("quire: the plugin registry is inconsistent: {e}");
@@ -481,10 +550,21 @@ fn convert_one(
                 read = b;
                 &read
             }
-            Err(_) => {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(Err(Error::internal(
                     "The uploaded file is no longer available.",
                 )))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::OutOfMemory => {
+                return Ok(Err(Error::limit(format!(
+                    "The file does not fit in the conversion's memory limit of {} MB.",
+                    spec.config.conversion_max_memory >> 20
+                ))))
+            }
+            Err(e) => {
+                return Ok(Err(
+                    Error::internal("The uploaded file could not be read.").with_detail(e)
+                ))
             }
         },
     };

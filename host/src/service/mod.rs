@@ -15,6 +15,7 @@
 pub mod api;
 pub mod errors;
 mod faults;
+pub mod http;
 pub mod isolate;
 pub mod job;
 pub mod metrics;
@@ -76,6 +77,23 @@ pub struct Shared {
     pub started: Instant,
     /// Identifies this process in worker heartbeats.
     pub process_id: String,
+    /// Conversions running in this process, by job id; notifying one cancels it.
+    pub running: std::sync::Mutex<std::collections::HashMap<String, Arc<Notify>>>,
+}
+
+impl Shared {
+    /// Cancels the conversion of job `id` if it runs in this process (a DELETE): its child is
+    /// killed and the worker removes what it wrote. Other processes notice by polling.
+    pub fn cancel_local(&self, id: &str) -> bool {
+        let running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        match running.get(id) {
+            Some(cancel) => {
+                cancel.notify_one();
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 impl Shared {
@@ -104,6 +122,7 @@ impl Shared {
             busy: AtomicUsize::new(0),
             started: Instant::now(),
             process_id: format!("{host}:{}:{}", std::process::id(), uuid::Uuid::new_v4()),
+            running: Default::default(),
         }))
     }
 }
@@ -159,13 +178,10 @@ pub async fn start(config: Config, options: Options) -> anyhow::Result<Server> {
     let tasks = background(&shared, workers, &rx);
     let app = api::router(shared.clone());
     let mut http_rx = rx.clone();
-    let http = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = http_rx.wait_for(|stop| *stop).await;
-            })
-            .await
-    });
+    let limits = http::Limits::from_config(&shared.config);
+    let http = tokio::spawn(http::serve(listener, app, limits, async move {
+        let _ = http_rx.wait_for(|stop| *stop).await;
+    }));
     tracing::info!(
         store = shared.store.kind(),
         workers,
@@ -216,8 +232,9 @@ fn background(
 
 /// `quire serve` in an existing runtime: runs until SIGTERM / Ctrl-C, then drains.
 pub async fn serve(config: Config) -> anyhow::Result<()> {
+    let stop = shutdown_signal();
     let server = start(config, Options::from_env()?).await?;
-    shutdown_signal().await;
+    stop.await;
     tracing::info!("shutting down: draining workers");
     server.shutdown().await
 }
@@ -231,6 +248,7 @@ pub async fn run_workers(config: Config) -> anyhow::Result<()> {
             "quire worker needs REDIS_URL: without Redis the job store is embedded in one `quire serve` process"
         );
     }
+    let stop = shutdown_signal();
     let options = Options::from_env()?;
     let workers = options.workers.unwrap_or_else(|| config.worker_count());
     let metrics_bind = config
@@ -245,13 +263,13 @@ pub async fn run_workers(config: Config) -> anyhow::Result<()> {
             .with_context(|| format!("cannot listen on {bind} (HOST/WORKER_METRICS_PORT)"))?;
         let addr = listener.local_addr()?;
         let app = api::worker_router(shared.clone());
+        let limits = http::Limits::from_config(&shared.config);
         let mut stop = rx.clone();
         tasks.push(tokio::spawn(async move {
-            let served = axum::serve(listener, app)
-                .with_graceful_shutdown(async move {
-                    let _ = stop.wait_for(|stop| *stop).await;
-                })
-                .await;
+            let served = http::serve(listener, app, limits, async move {
+                let _ = stop.wait_for(|stop| *stop).await;
+            })
+            .await;
             if let Err(e) = served {
                 tracing::error!(error = %e, "the metrics listener failed");
             }
@@ -264,7 +282,7 @@ pub async fn run_workers(config: Config) -> anyhow::Result<()> {
         env!("CARGO_PKG_VERSION")
     );
     log_readiness(&shared);
-    shutdown_signal().await;
+    stop.await;
     tracing::info!("shutting down: draining workers");
     let _ = tx.send(true);
     for t in tasks {
@@ -313,24 +331,32 @@ pub fn init_logging(config: &Config) {
     };
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// SIGTERM or Ctrl-C. The handlers are registered when this is called, not when the future is
+/// first polled: a signal that arrives while start-up is still running (the listener already
+/// announced, the readiness line not yet logged) must drain, not kill the process.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let term = signal(SignalKind::terminate());
+        let int = signal(SignalKind::interrupt());
+        async move {
+            match (term, int) {
+                (Ok(mut term), Ok(mut int)) => {
+                    tokio::select! {
+                        _ = term.recv() => {}
+                        _ = int.recv() => {}
+                    }
+                }
+                _ => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
+    }
     #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {}
-        _ = term => {}
+    async {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }
 

@@ -37,6 +37,17 @@ fn temp_output_path(shared: &Shared, id: &str, attempt: u32) -> PathBuf {
 /// jobs on Redis, reclaimed jobs).
 const IDLE_POLL: Duration = Duration::from_millis(100);
 
+/// How often a worker on Redis checks that its job still exists (a DELETE in another
+/// process cancels it) and is still its attempt.
+const CANCEL_POLL: Duration = Duration::from_millis(300);
+
+/// How long a worker waits before retrying the store after an error.
+const STORE_RETRY: Duration = Duration::from_millis(500);
+
+/// How long a finished attempt keeps trying to record its end while the store is unavailable
+/// (its output is ready; running it again would waste the work).
+const FINISH_PERSISTENCE: Duration = Duration::from_secs(120);
+
 /// Runs `count` worker loops until `shutdown` turns true, then drains.
 pub async fn run_pool(shared: Arc<Shared>, count: usize, shutdown: watch::Receiver<bool>) {
     let mut tasks = Vec::new();
@@ -76,8 +87,15 @@ async fn worker_loop(shared: Arc<Shared>, n: usize, mut shutdown: watch::Receive
                 }
             }
             Err(e) => {
-                tracing::error!(error = %e, "cannot claim a job; retrying in 1 s");
-                tokio::time::sleep(Duration::from_secs(1)).await;
+                if e.is_unavailable() {
+                    tracing::warn!(error = %e, "cannot claim a job; retrying in 0.5 s");
+                } else {
+                    tracing::error!(error = %e, "cannot claim a job; retrying in 0.5 s");
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(STORE_RETRY) => {}
+                    _ = shutdown.changed() => {}
+                }
             }
         }
     }
@@ -150,18 +168,27 @@ async fn run_job(
         config: shared.config.clone(),
         test_faults: shared.options.test_faults,
     };
+    let cancel = Arc::new(tokio::sync::Notify::new());
+    let _registered = Registered::new(shared, &id, cancel.clone());
     let (progress_tx, mut progress_rx) = watch::channel(5u8);
-    let mut conversion = Box::pin(slot.run(&spec, move |done, total| {
-        let p = percent(done, total);
-        progress_tx.send_if_modified(|old| {
-            if p > *old {
-                *old = p;
-                true
-            } else {
-                false
-            }
-        });
-    }));
+    let mut conversion = Box::pin(slot.run_cancellable(
+        &spec,
+        move |done, total| {
+            let p = percent(done, total);
+            progress_tx.send_if_modified(|old| {
+                if p > *old {
+                    *old = p;
+                    true
+                } else {
+                    false
+                }
+            });
+        },
+        &cancel,
+    ));
+    // On Redis a DELETE may come from another process: look for the job now and then.
+    let remote = matches!(store, super::store::Store::Redis(_));
+    let mut poll = tokio::time::interval(CANCEL_POLL);
     let renew_every = lease(shared) / 3;
     let mut renew =
         tokio::time::interval_at(tokio::time::Instant::now() + renew_every, renew_every);
@@ -186,6 +213,19 @@ async fn run_job(
                         break None;
                     }
                     Err(e) => tracing::warn!(job = %id, error = %e, "cannot renew the lease"),
+                }
+            }
+            _ = poll.tick(), if remote => {
+                match store.get(&id).await {
+                    Ok(None) => {
+                        tracing::info!(job = %id, "job deleted while converting; cancelling");
+                        cancel.notify_one();
+                    }
+                    Ok(Some(now)) if now.state.status != Status::Processing || now.state.attempts != attempt => {
+                        tracing::warn!(job = %id, attempt, "attempt superseded; stopping it");
+                        break None;
+                    }
+                    _ => {}
                 }
             }
             changed = progress_rx.changed() => {
@@ -258,8 +298,44 @@ async fn run_job(
             let _ = std::fs::remove_file(&temp);
             failure(&job, attempt, &message, &kind, started)
         }
+        ChildOutcome::Cancelled => {
+            // The job was deleted; its child has exited, so nothing more gets written.
+            super::retention::remove_files(shared, &id);
+            tracing::info!(job = %id, attempt, "job cancelled");
+            return;
+        }
     };
     finish_job(shared, &id, attempt, finish).await;
+}
+
+/// A running conversion in [`Shared::running`], removed when the attempt ends.
+struct Registered<'a> {
+    shared: &'a Shared,
+    id: String,
+}
+
+impl<'a> Registered<'a> {
+    fn new(shared: &'a Shared, id: &str, cancel: Arc<tokio::sync::Notify>) -> Self {
+        shared
+            .running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.to_string(), cancel);
+        Registered {
+            shared,
+            id: id.to_string(),
+        }
+    }
+}
+
+impl Drop for Registered<'_> {
+    fn drop(&mut self) {
+        self.shared
+            .running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.id);
+    }
 }
 
 fn failure(job: &Job, attempt: u32, message: &str, kind: &str, started: Instant) -> Finish {
@@ -281,7 +357,17 @@ fn failure(job: &Job, attempt: u32, message: &str, kind: &str, started: Instant)
 }
 
 async fn finish_job(shared: &Arc<Shared>, id: &str, attempt: u32, finish: Finish) {
-    match shared.store.finish(id, attempt, &finish).await {
+    let give_up = Instant::now() + FINISH_PERSISTENCE;
+    let recorded = loop {
+        match shared.store.finish(id, attempt, &finish).await {
+            Err(e) if e.is_unavailable() && Instant::now() < give_up => {
+                tracing::warn!(job = %id, error = %e, "cannot record the job's end yet; retrying");
+                tokio::time::sleep(STORE_RETRY).await;
+            }
+            other => break other,
+        }
+    };
+    match recorded {
         Ok(true) => {
             shared.metrics.job_finished(finish.status.as_str());
             shared.wake_webhooks.notify_one();
@@ -289,7 +375,14 @@ async fn finish_job(shared: &Arc<Shared>, id: &str, attempt: u32, finish: Finish
                 error = finish.error_message.as_deref().unwrap_or(""), "job finished");
         }
         Ok(false) => {
-            tracing::warn!(job = %id, attempt, "attempt superseded; its result was not recorded")
+            // Deleted while converting (the output may have been moved into place after the
+            // DELETE removed the files): nothing of it may stay.
+            if let Ok(None) = shared.store.get(id).await {
+                super::retention::remove_files(shared, id);
+                tracing::info!(job = %id, attempt, "job deleted while converting; its files removed");
+            } else {
+                tracing::warn!(job = %id, attempt, "attempt superseded; its result was not recorded")
+            }
         }
         Err(e) => {
             tracing::error!(job = %id, error = %e, "cannot record the job's end; the lease will expire and it will run again")

@@ -8,6 +8,10 @@ mod support;
 
 mod api;
 mod bench;
+mod bombs;
 mod faults;
+mod outage;
+mod recovery;
+mod slow_clients;
 mod store;
 mod webhooks;

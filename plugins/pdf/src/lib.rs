@@ -18,6 +18,7 @@ mod furniture;
 mod geom;
 mod glyphs;
 mod images;
+mod inflate;
 mod layout;
 mod meta;
 mod scan;
@@ -52,6 +53,7 @@ impl PdfConverter {
 
 impl Converter for PdfConverter {
     fn convert(&self, input: &Input<'_>, ctx: &mut Context<'_>) -> Result<Document> {
+        inflate::check(input.bytes, ctx.limits.max_inflated_bytes)?;
         convert::convert(&self.library, input, ctx)
     }
 }

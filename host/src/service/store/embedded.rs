@@ -29,6 +29,9 @@ const LEASES: TableDefinition<&str, i64> = TableDefinition::new("leases");
 const HOOKS: TableDefinition<&str, (i64, u32)> = TableDefinition::new("hooks");
 /// (end ms, id) of finished jobs, for retention.
 const FINISHED: TableDefinition<(i64, &str), ()> = TableDefinition::new("finished");
+/// id -> lease end (ms) of a webhook delivery being sent now (its `HOOKS` due time is the same
+/// lease); lets a restart tell deliveries in flight from scheduled retries.
+const HOOK_LEASES: TableDefinition<&str, i64> = TableDefinition::new("hook_leases");
 /// id -> the upload of a job that has not ended (small uploads only; see [`INLINE_INPUT_MAX`]).
 const INPUTS: TableDefinition<&str, &[u8]> = TableDefinition::new("inputs");
 
@@ -47,7 +50,7 @@ pub struct EmbeddedStore {
 }
 
 fn err(e: impl std::fmt::Display) -> StoreError {
-    StoreError(format!("embedded store: {e}"))
+    StoreError::Failed(format!("embedded store: {e}"))
 }
 
 impl EmbeddedStore {
@@ -65,6 +68,7 @@ impl EmbeddedStore {
             txn.open_table(HOOKS).map_err(err)?;
             txn.open_table(FINISHED).map_err(err)?;
             txn.open_table(INPUTS).map_err(err)?;
+            txn.open_table(HOOK_LEASES).map_err(err)?;
             txn.commit().map_err(err)?;
             Ok(db)
         })
@@ -77,7 +81,57 @@ impl EmbeddedStore {
             .name("quire-store-writer".into())
             .spawn(move || writer_loop(&writer_db, rx))
             .map_err(err)?;
-        Ok(EmbeddedStore { db, ops: tx })
+        let store = EmbeddedStore { db, ops: tx };
+        store.recover().await?;
+        Ok(store)
+    }
+
+    /// Takes over what the previous process left in flight. redb's file lock means this
+    /// process is the only one with the store open, so every lease in it belongs to a process
+    /// that is gone: its jobs go back to the front of the queue now (counted as a lost worker,
+    /// as the reclaimer would after the lease), and its webhook deliveries are due now.
+    async fn recover(&self) -> StoreResult<()> {
+        let now = Utc::now();
+        let now_ms = millis(now);
+        let deliveries = self
+            .write(move |txn| {
+                let mut leases = txn.open_table(LEASES).map_err(err)?;
+                let ids: Vec<String> = leases
+                    .iter()
+                    .map_err(err)?
+                    .map(|e| e.map(|(id, _)| id.value().to_string()))
+                    .collect::<Result<_, _>>()
+                    .map_err(err)?;
+                for id in &ids {
+                    leases.insert(id.as_str(), i64::MIN).map_err(err)?;
+                }
+                let mut hook_leases = txn.open_table(HOOK_LEASES).map_err(err)?;
+                let in_flight: Vec<String> = hook_leases
+                    .iter()
+                    .map_err(err)?
+                    .map(|e| e.map(|(id, _)| id.value().to_string()))
+                    .collect::<Result<_, _>>()
+                    .map_err(err)?;
+                let mut hooks = txn.open_table(HOOKS).map_err(err)?;
+                for id in &in_flight {
+                    hook_leases.remove(id.as_str()).map_err(err)?;
+                    let sent = hooks.get(id.as_str()).map_err(err)?.map(|v| v.value().1);
+                    if let Some(sent) = sent {
+                        hooks.insert(id.as_str(), (now_ms, sent)).map_err(err)?;
+                    }
+                }
+                Ok(in_flight.len())
+            })
+            .await?;
+        let jobs = self.reclaim(now).await?;
+        if !jobs.is_empty() || deliveries > 0 {
+            tracing::warn!(
+                jobs = jobs.len(),
+                deliveries,
+                "resuming work the previous process left unfinished"
+            );
+        }
+        Ok(())
     }
 
     async fn write<R, F>(&self, f: F) -> StoreResult<R>
@@ -180,6 +234,10 @@ impl EmbeddedStore {
                 .remove(id.as_str())
                 .map_err(err)?;
             txn.open_table(HOOKS)
+                .map_err(err)?
+                .remove(id.as_str())
+                .map_err(err)?;
+            txn.open_table(HOOK_LEASES)
                 .map_err(err)?
                 .remove(id.as_str())
                 .map_err(err)?;
@@ -382,6 +440,10 @@ impl EmbeddedStore {
             hooks
                 .insert(id.as_str(), (lease_until_ms, sent))
                 .map_err(err)?;
+            txn.open_table(HOOK_LEASES)
+                .map_err(err)?
+                .insert(id.as_str(), lease_until_ms)
+                .map_err(err)?;
             Ok(Some(Delivery { job_id: id, sent }))
         })
         .await
@@ -397,6 +459,10 @@ impl EmbeddedStore {
         let id = job_id.to_string();
         let outcome = outcome.clone();
         self.write(move |txn| {
+            txn.open_table(HOOK_LEASES)
+                .map_err(err)?
+                .remove(id.as_str())
+                .map_err(err)?;
             let Some(mut job) = load(txn, &id)? else {
                 txn.open_table(HOOKS)
                     .map_err(err)?
@@ -419,6 +485,10 @@ impl EmbeddedStore {
         let outcome = outcome.clone();
         self.write(move |txn| {
             txn.open_table(HOOKS)
+                .map_err(err)?
+                .remove(id.as_str())
+                .map_err(err)?;
+            txn.open_table(HOOK_LEASES)
                 .map_err(err)?
                 .remove(id.as_str())
                 .map_err(err)?;
@@ -500,7 +570,7 @@ fn writer_loop(db: &Database, rx: mpsc::Receiver<Op>) {
         for reply in replies {
             let result = match &commit {
                 Ok(()) => Ok(()),
-                Err(e) => Err(StoreError(e.0.clone())),
+                Err(e) => Err(e.clone()),
             };
             reply(result);
         }

@@ -15,6 +15,7 @@
 //! The enum (rather than `dyn Trait`) keeps the async methods plain `async fn`s.
 
 pub mod embedded;
+mod link;
 pub mod redis;
 
 use super::job::{Job, Status};
@@ -22,13 +23,28 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 use std::fmt;
 
-/// A store failure (I/O, Redis connection, corrupt record). Never shown to clients.
-#[derive(Debug)]
-pub struct StoreError(pub String);
+/// A store failure. The text is never shown to clients.
+#[derive(Debug, Clone)]
+pub enum StoreError {
+    /// I/O, a corrupt record, a refused command: unexpected (the API answers 500).
+    Failed(String),
+    /// The store cannot be reached now (Redis down, restarting or not answering in time): a
+    /// temporary outage, answered with 503 and `Retry-After`, and retried by background loops.
+    Unavailable(String),
+}
+
+impl StoreError {
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, StoreError::Unavailable(_))
+    }
+}
 
 impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            StoreError::Failed(m) => f.write_str(m),
+            StoreError::Unavailable(m) => write!(f, "store unavailable: {m}"),
+        }
     }
 }
 
@@ -36,13 +52,17 @@ impl std::error::Error for StoreError {}
 
 impl From<::redis::RedisError> for StoreError {
     fn from(e: ::redis::RedisError) -> Self {
-        StoreError(format!("redis: {e}"))
+        if link::is_outage(&e) {
+            StoreError::Unavailable(format!("redis: {e}"))
+        } else {
+            StoreError::Failed(format!("redis: {e}"))
+        }
     }
 }
 
 impl From<serde_json::Error> for StoreError {
     fn from(e: serde_json::Error) -> Self {
-        StoreError(format!("corrupt record: {e}"))
+        StoreError::Failed(format!("corrupt record: {e}"))
     }
 }
 
@@ -160,7 +180,7 @@ impl Store {
             Store::Embedded(s) => s.create(job, input).await,
             Store::Redis(s) => match input {
                 None => s.create(job).await,
-                Some(_) => Err(StoreError(
+                Some(_) => Err(StoreError::Failed(
                     "the Redis store keeps no uploads; they go to UPLOAD_DIR".into(),
                 )),
             },

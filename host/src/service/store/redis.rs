@@ -14,10 +14,10 @@
 //!
 //! Times come from the caller's clock (ms since the epoch), as in the embedded store.
 
+use super::link::Link;
 use super::{lost_worker_message, Claimed, Delivery, Finish, Reclaimed, StoreError, StoreResult};
 use crate::service::job::{timestamp, Job, JobSpec, JobState, Status, MAX_ATTEMPTS};
 use chrono::{DateTime, Utc};
-use redis::aio::ConnectionManager;
 use redis::{AsyncCommands, Script, Value as RValue};
 use serde_json::Value;
 use std::sync::Arc;
@@ -38,7 +38,7 @@ struct Scripts {
 
 #[derive(Clone)]
 pub struct RedisStore {
-    con: ConnectionManager,
+    link: Arc<Link>,
     prefix: String,
     retention_ms: i64,
     scripts: Arc<Scripts>,
@@ -46,19 +46,9 @@ pub struct RedisStore {
 
 impl RedisStore {
     pub async fn connect(url: &str, prefix: &str, retention: Duration) -> StoreResult<RedisStore> {
-        let client = redis::Client::open(url)?;
-        let config = redis::aio::ConnectionManagerConfig::new()
-            .set_connection_timeout(Duration::from_secs(5))
-            .set_response_timeout(Duration::from_secs(10))
-            .set_number_of_retries(2);
-        let con = tokio::time::timeout(
-            Duration::from_secs(10),
-            ConnectionManager::new_with_config(client, config),
-        )
-        .await
-        .map_err(|_| StoreError("redis: connection timed out".into()))??;
+        let link = Arc::new(Link::connect(url).await?);
         Ok(RedisStore {
-            con,
+            link,
             prefix: prefix.to_string(),
             retention_ms: retention.as_millis().min(i64::MAX as u128) as i64,
             scripts: Arc::new(Scripts {
@@ -89,21 +79,22 @@ impl RedisStore {
     }
 
     pub async fn ping(&self) -> StoreResult<()> {
-        let mut con = self.con.clone();
-        let _: String = redis::cmd("PING").query_async(&mut con).await?;
+        let _: String = self
+            .link
+            .run(|mut con| async move { redis::cmd("PING").query_async(&mut con).await })
+            .await?;
         Ok(())
     }
 
     pub async fn create(&self, job: &Job) -> StoreResult<()> {
-        let mut con = self.con.clone();
         let spec = serde_json::to_string(&job.spec)?;
         let notify = if job.spec.notify_url.is_some() {
             "1"
         } else {
             "0"
         };
-        let _: () = redis::pipe()
-            .atomic()
+        let mut pipe = redis::pipe();
+        pipe.atomic()
             .hset_multiple(
                 self.job_key(&job.spec.id),
                 &[
@@ -117,29 +108,35 @@ impl RedisStore {
             )
             .ignore()
             .rpush(self.key("queue"), &job.spec.id)
-            .ignore()
-            .query_async(&mut con)
-            .await?;
-        Ok(())
+            .ignore();
+        let pipe = &pipe;
+        self.link
+            .run(|mut con| async move { pipe.query_async::<()>(&mut con).await })
+            .await
     }
 
     pub async fn get(&self, id: &str) -> StoreResult<Option<Job>> {
-        let mut con = self.con.clone();
-        let fields: Vec<(String, String)> = con.hgetall(self.job_key(id)).await?;
+        let fields: Vec<(String, String)> = self
+            .link
+            .run(|mut con| async move { con.hgetall(self.job_key(id)).await })
+            .await?;
         decode(&fields)
     }
 
     pub async fn delete(&self, id: &str) -> StoreResult<Option<Job>> {
-        let mut con = self.con.clone();
         let fields: Vec<String> = self
-            .scripts
-            .delete
-            .key(self.job_key(id))
-            .key(self.key("leases"))
-            .key(self.key("hooks"))
-            .key(self.key("finished"))
-            .arg(id)
-            .invoke_async(&mut con)
+            .link
+            .run(|mut con| async move {
+                self.scripts
+                    .delete
+                    .key(self.job_key(id))
+                    .key(self.key("leases"))
+                    .key(self.key("hooks"))
+                    .key(self.key("finished"))
+                    .arg(id)
+                    .invoke_async(&mut con)
+                    .await
+            })
             .await?;
         decode(&pairs(fields))
     }
@@ -149,16 +146,19 @@ impl RedisStore {
         now: DateTime<Utc>,
         lease_until_ms: i64,
     ) -> StoreResult<Option<Claimed>> {
-        let mut con = self.con.clone();
         let reply: RValue = self
-            .scripts
-            .claim
-            .key(self.key("queue"))
-            .key(self.key("leases"))
-            .arg(self.job_prefix())
-            .arg(timestamp(now))
-            .arg(lease_until_ms)
-            .invoke_async(&mut con)
+            .link
+            .run(|mut con| async move {
+                self.scripts
+                    .claim
+                    .key(self.key("queue"))
+                    .key(self.key("leases"))
+                    .arg(self.job_prefix())
+                    .arg(timestamp(now))
+                    .arg(lease_until_ms)
+                    .invoke_async(&mut con)
+                    .await
+            })
             .await?;
         let items = match reply {
             RValue::Array(items) => items,
@@ -174,21 +174,26 @@ impl RedisStore {
             .collect::<Result<_, _>>()?;
         match decode(&pairs(rest))? {
             Some(job) => Ok(Some(Claimed { job, attempt })),
-            None => Err(StoreError("redis: claimed a job without a record".into())),
+            None => Err(StoreError::Failed(
+                "redis: claimed a job without a record".into(),
+            )),
         }
     }
 
     pub async fn renew(&self, id: &str, attempt: u32, lease_until_ms: i64) -> StoreResult<bool> {
-        let mut con = self.con.clone();
         let ok: i64 = self
-            .scripts
-            .renew
-            .key(self.job_key(id))
-            .key(self.key("leases"))
-            .arg(attempt)
-            .arg(lease_until_ms)
-            .arg(id)
-            .invoke_async(&mut con)
+            .link
+            .run(|mut con| async move {
+                self.scripts
+                    .renew
+                    .key(self.job_key(id))
+                    .key(self.key("leases"))
+                    .arg(attempt)
+                    .arg(lease_until_ms)
+                    .arg(id)
+                    .invoke_async(&mut con)
+                    .await
+            })
             .await?;
         Ok(ok == 1)
     }
@@ -200,73 +205,86 @@ impl RedisStore {
         percent: u8,
         now: DateTime<Utc>,
     ) -> StoreResult<bool> {
-        let mut con = self.con.clone();
         let ok: i64 = self
-            .scripts
-            .progress
-            .key(self.job_key(id))
-            .arg(attempt)
-            .arg(percent)
-            .arg(timestamp(now))
-            .invoke_async(&mut con)
+            .link
+            .run(|mut con| async move {
+                self.scripts
+                    .progress
+                    .key(self.job_key(id))
+                    .arg(attempt)
+                    .arg(percent)
+                    .arg(timestamp(now))
+                    .invoke_async(&mut con)
+                    .await
+            })
             .await?;
         Ok(ok == 1)
     }
 
     pub async fn finish(&self, id: &str, attempt: u32, finish: &Finish) -> StoreResult<bool> {
-        let mut con = self.con.clone();
+        let metadata = serde_json::to_string(&finish.metadata)?;
         let ok: i64 = self
-            .scripts
-            .finish
-            .key(self.job_key(id))
-            .key(self.key("leases"))
-            .key(self.key("finished"))
-            .key(self.key("hooks"))
-            .arg(attempt)
-            .arg(finish.status.as_str())
-            .arg(finish.error_message.as_deref().unwrap_or(""))
-            .arg(serde_json::to_string(&finish.metadata)?)
-            .arg(timestamp(finish.at))
-            .arg(finish.at.timestamp_millis())
-            .arg(self.retention_ms)
-            .arg(id)
-            .invoke_async(&mut con)
+            .link
+            .run(|mut con| async move {
+                self.scripts
+                    .finish
+                    .key(self.job_key(id))
+                    .key(self.key("leases"))
+                    .key(self.key("finished"))
+                    .key(self.key("hooks"))
+                    .arg(attempt)
+                    .arg(finish.status.as_str())
+                    .arg(finish.error_message.as_deref().unwrap_or(""))
+                    .arg(metadata)
+                    .arg(timestamp(finish.at))
+                    .arg(finish.at.timestamp_millis())
+                    .arg(self.retention_ms)
+                    .arg(id)
+                    .invoke_async(&mut con)
+                    .await
+            })
             .await?;
         Ok(ok == 1)
     }
 
     pub async fn release(&self, id: &str, attempt: u32, now: DateTime<Utc>) -> StoreResult<bool> {
-        let mut con = self.con.clone();
         let ok: i64 = self
-            .scripts
-            .release
-            .key(self.job_key(id))
-            .key(self.key("leases"))
-            .key(self.key("queue"))
-            .arg(attempt)
-            .arg(timestamp(now))
-            .arg(id)
-            .invoke_async(&mut con)
+            .link
+            .run(|mut con| async move {
+                self.scripts
+                    .release
+                    .key(self.job_key(id))
+                    .key(self.key("leases"))
+                    .key(self.key("queue"))
+                    .arg(attempt)
+                    .arg(timestamp(now))
+                    .arg(id)
+                    .invoke_async(&mut con)
+                    .await
+            })
             .await?;
         Ok(ok == 1)
     }
 
     pub async fn reclaim(&self, now: DateTime<Utc>) -> StoreResult<Vec<Reclaimed>> {
-        let mut con = self.con.clone();
         let out: Vec<String> = self
-            .scripts
-            .reclaim
-            .key(self.key("leases"))
-            .key(self.key("queue"))
-            .key(self.key("finished"))
-            .key(self.key("hooks"))
-            .arg(now.timestamp_millis())
-            .arg(timestamp(now))
-            .arg(self.job_prefix())
-            .arg(MAX_ATTEMPTS)
-            .arg(lost_worker_message())
-            .arg(self.retention_ms)
-            .invoke_async(&mut con)
+            .link
+            .run(|mut con| async move {
+                self.scripts
+                    .reclaim
+                    .key(self.key("leases"))
+                    .key(self.key("queue"))
+                    .key(self.key("finished"))
+                    .key(self.key("hooks"))
+                    .arg(now.timestamp_millis())
+                    .arg(timestamp(now))
+                    .arg(self.job_prefix())
+                    .arg(MAX_ATTEMPTS)
+                    .arg(lost_worker_message())
+                    .arg(self.retention_ms)
+                    .invoke_async(&mut con)
+                    .await
+            })
             .await?;
         Ok(out
             .into_iter()
@@ -282,8 +300,9 @@ impl RedisStore {
     }
 
     pub async fn queue_depth(&self) -> StoreResult<u64> {
-        let mut con = self.con.clone();
-        Ok(con.llen(self.key("queue")).await?)
+        self.link
+            .run(|mut con| async move { con.llen(self.key("queue")).await })
+            .await
     }
 
     pub async fn claim_delivery(
@@ -291,15 +310,18 @@ impl RedisStore {
         now_ms: i64,
         lease_until_ms: i64,
     ) -> StoreResult<Option<Delivery>> {
-        let mut con = self.con.clone();
         let reply: Option<(String, u32)> = self
-            .scripts
-            .claim_delivery
-            .key(self.key("hooks"))
-            .arg(now_ms)
-            .arg(lease_until_ms)
-            .arg(self.job_prefix())
-            .invoke_async(&mut con)
+            .link
+            .run(|mut con| async move {
+                self.scripts
+                    .claim_delivery
+                    .key(self.key("hooks"))
+                    .arg(now_ms)
+                    .arg(lease_until_ms)
+                    .arg(self.job_prefix())
+                    .invoke_async(&mut con)
+                    .await
+            })
             .await?;
         Ok(reply.map(|(job_id, sent)| Delivery { job_id, sent }))
     }
@@ -311,72 +333,88 @@ impl RedisStore {
         due_ms: i64,
         outcome: &Value,
     ) -> StoreResult<()> {
-        let mut con = self.con.clone();
         let _: i64 = self
-            .scripts
-            .retry_delivery
-            .key(self.key("hooks"))
-            .key(self.job_key(job_id))
-            .arg(sent)
-            .arg(due_ms)
-            .arg(outcome.to_string())
-            .arg(job_id)
-            .invoke_async(&mut con)
+            .link
+            .run(|mut con| async move {
+                self.scripts
+                    .retry_delivery
+                    .key(self.key("hooks"))
+                    .key(self.job_key(job_id))
+                    .arg(sent)
+                    .arg(due_ms)
+                    .arg(outcome.to_string())
+                    .arg(job_id)
+                    .invoke_async(&mut con)
+                    .await
+            })
             .await?;
         Ok(())
     }
 
     pub async fn end_delivery(&self, job_id: &str, outcome: &Value) -> StoreResult<()> {
-        let mut con = self.con.clone();
         let _: i64 = self
-            .scripts
-            .end_delivery
-            .key(self.key("hooks"))
-            .key(self.job_key(job_id))
-            .arg(outcome.to_string())
-            .arg(job_id)
-            .invoke_async(&mut con)
+            .link
+            .run(|mut con| async move {
+                self.scripts
+                    .end_delivery
+                    .key(self.key("hooks"))
+                    .key(self.job_key(job_id))
+                    .arg(outcome.to_string())
+                    .arg(job_id)
+                    .invoke_async(&mut con)
+                    .await
+            })
             .await?;
         Ok(())
     }
 
     pub async fn pending_deliveries(&self) -> StoreResult<u64> {
-        let mut con = self.con.clone();
-        Ok(con.zcard(self.key("hooks")).await?)
+        self.link
+            .run(|mut con| async move { con.zcard(self.key("hooks")).await })
+            .await
     }
 
     pub async fn expired(&self, before_ms: i64, limit: usize) -> StoreResult<Vec<String>> {
-        let mut con = self.con.clone();
-        let ids: Vec<String> = redis::cmd("ZRANGEBYSCORE")
-            .arg(self.key("finished"))
-            .arg("-inf")
-            .arg(format!("({before_ms}"))
-            .arg("LIMIT")
-            .arg(0)
-            .arg(limit)
-            .query_async(&mut con)
+        let ids: Vec<String> = self
+            .link
+            .run(|mut con| async move {
+                redis::cmd("ZRANGEBYSCORE")
+                    .arg(self.key("finished"))
+                    .arg("-inf")
+                    .arg(format!("({before_ms}"))
+                    .arg("LIMIT")
+                    .arg(0)
+                    .arg(limit)
+                    .query_async(&mut con)
+                    .await
+            })
             .await?;
         Ok(ids)
     }
 
     pub async fn heartbeat(&self, worker: &str, now_ms: i64) -> StoreResult<()> {
-        let mut con = self.con.clone();
-        let _: () = redis::pipe()
-            .zadd(self.key("workers"), worker, now_ms)
-            .ignore()
-            .cmd("ZREMRANGEBYSCORE")
-            .arg(self.key("workers"))
-            .arg("-inf")
-            .arg(now_ms - 3_600_000)
-            .ignore()
-            .query_async(&mut con)
+        let _: () = self
+            .link
+            .run(|mut con| async move {
+                redis::pipe()
+                    .zadd(self.key("workers"), worker, now_ms)
+                    .ignore()
+                    .cmd("ZREMRANGEBYSCORE")
+                    .arg(self.key("workers"))
+                    .arg("-inf")
+                    .arg(now_ms - 3_600_000)
+                    .ignore()
+                    .query_async(&mut con)
+                    .await
+            })
             .await?;
         Ok(())
     }
 
     pub async fn live_workers(&self, since_ms: i64) -> StoreResult<u64> {
-        let mut con = self.con.clone();
-        Ok(con.zcount(self.key("workers"), since_ms, "+inf").await?)
+        self.link
+            .run(|mut con| async move { con.zcount(self.key("workers"), since_ms, "+inf").await })
+            .await
     }
 }
 
@@ -392,7 +430,7 @@ fn pairs(flat: Vec<String>) -> Vec<(String, String)> {
 fn parse_time(s: &str) -> StoreResult<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(s)
         .map(|t| t.with_timezone(&Utc))
-        .map_err(|e| StoreError(format!("corrupt timestamp {s:?}: {e}")))
+        .map_err(|e| StoreError::Failed(format!("corrupt timestamp {s:?}: {e}")))
 }
 
 /// A job from its hash fields; `None` for an empty hash (no such job).
@@ -413,7 +451,7 @@ fn decode(fields: &[(String, String)]) -> StoreResult<Option<Job>> {
     let spec: JobSpec = serde_json::from_str(spec)?;
     let status = get("status")
         .and_then(Status::parse)
-        .ok_or_else(|| StoreError("corrupt job status".into()))?;
+        .ok_or_else(|| StoreError::Failed("corrupt job status".into()))?;
     let state = JobState {
         status,
         progress: get("progress").and_then(|p| p.parse().ok()).unwrap_or(0),
