@@ -26,6 +26,8 @@ struct PageData {
     links: Vec<Link>,
     /// Paragraphs read by OCR from a scanned page.
     ocr: Option<Vec<Block>>,
+    /// Text written in another direction than the page's body, one paragraph per line.
+    aside: Vec<Block>,
 }
 
 pub fn convert(library: &Path, input: &Input<'_>, ctx: &mut Context<'_>) -> Result<Document> {
@@ -64,6 +66,7 @@ pub fn convert(library: &Path, input: &Input<'_>, ctx: &mut Context<'_>) -> Resu
                     objects: Vec::new(),
                     links: Vec::new(),
                     ocr: None,
+                    aside: Vec::new(),
                 }
             }
         };
@@ -116,7 +119,7 @@ fn read_page(
     ctx: &mut Context<'_>,
 ) -> Result<PageData> {
     let transform = page_transform(page);
-    let (_, height) = transform.display_size();
+    let (_, mut height) = transform.display_size();
     let glyphs = match page.text() {
         Ok(text) => glyphs::page_glyphs(&text, &transform),
         Err(_) => {
@@ -126,7 +129,37 @@ fn read_page(
             Vec::new()
         }
     };
-    let objects = images::collect(page, document, &transform, budget, ctx);
+    let (width, _) = transform.display_size();
+    let oriented = glyphs::orient(glyphs, width, height);
+    let turns = oriented.turns;
+    let glyphs = oriented.body;
+    let mut objects = images::collect(page, document, &transform, budget, ctx);
+    if turns != 0 {
+        // A page printed sideways: everything is read in the turned frame.
+        for p in &mut objects.images {
+            p.rect = glyphs::turn_rect(&p.rect, turns, width, height);
+        }
+        for r in objects.rules.iter_mut().chain(objects.marks.iter_mut()) {
+            *r = glyphs::turn_rect(r, turns, width, height);
+        }
+        if turns % 2 == 1 {
+            height = width;
+        }
+    }
+    // Text in another direction (a rotated margin line) becomes paragraphs of its own at
+    // the end of the page, never letters inside the body's lines.
+    let aside: Vec<Block> = oriented
+        .aside
+        .into_iter()
+        .flat_map(|g| {
+            glyphs::runs(g)
+                .into_iter()
+                .map(|r| r.text())
+                .filter(|t| !t.trim().is_empty())
+                .collect::<Vec<_>>()
+        })
+        .map(Block::text)
+        .collect();
     let mut ocr = None;
     if scan::is_scanned(glyphs.len(), objects.image_coverage, objects.has_graphics) {
         match scan::ocr_page(page, ctx)? {
@@ -162,12 +195,19 @@ fn read_page(
             placed.push(Some(Block::Image(image)));
         }
     }
+    let mut links = links(page, &transform);
+    if turns != 0 {
+        for l in &mut links {
+            l.rect = glyphs::turn_rect(&l.rect, turns, width, transform.display_size().1);
+        }
+    }
     Ok(PageData {
         height,
         items,
         objects: placed,
-        links: links(page, &transform),
+        links,
         ocr,
+        aside,
     })
 }
 
@@ -309,6 +349,7 @@ fn layout_page(
         mut objects,
         links,
         ocr,
+        aside,
         ..
     } = page;
     let (mut header, mut body, mut footer) = (Vec::new(), Vec::new(), Vec::new());
@@ -335,6 +376,7 @@ fn layout_page(
     let footer = blocks::page_blocks(layout::regions(footer), style, &links, &mut objects, false);
     // Objects not placed in a region (none expected) still belong to the page.
     out.extend(objects.into_iter().flatten());
+    out.extend(aside);
     out.extend(footer);
     part.blocks = out;
     part

@@ -30,6 +30,11 @@ pub struct Glyph {
     pub space_before: bool,
     /// A right-to-left letter (Arabic, Hebrew, ...).
     pub rtl: bool,
+    /// Writing direction in display space, in counter-clockwise quarter turns: 0 reads
+    /// left to right, 1 bottom to top, 2 upside down, 3 top to bottom.
+    pub dir: u8,
+    /// Display-space x of the character's origin.
+    pub origin_x: f32,
 }
 
 /// A character, or the few ligatures PDFium reports as one code point.
@@ -119,9 +124,18 @@ pub fn page_glyphs(text: &PdfPageText<'_>, transform: &PageTransform) -> Vec<Gly
         {
             continue;
         }
-        let baseline = match ch.origin() {
-            Ok((x, y)) => transform.point(x.value, y.value).1,
-            Err(_) => rect.y1,
+        let (origin_x, baseline) = match ch.origin() {
+            Ok((x, y)) => transform.point(x.value, y.value),
+            Err(_) => (rect.x0, rect.y1),
+        };
+        // PDFium measures the angle clockwise (as seen on the page), and /Rotate turns the
+        // page clockwise too; `dir` counts counter-clockwise turns in display space.
+        let dir = match ch.angle_degrees() {
+            Ok(a) if a.is_finite() => {
+                let d = (-a - 90.0 * f32::from(transform.quarter_turns)).rem_euclid(360.0);
+                (((d + 45.0) / 90.0).floor() as u8) % 4
+            }
+            _ => 0,
         };
         let mut size = ch.scaled_font_size().value.abs();
         if !size.is_finite() || size <= 0.1 {
@@ -156,6 +170,8 @@ pub fn page_glyphs(text: &PdfPageText<'_>, transform: &PageTransform) -> Vec<Gly
                     italic,
                     space_before: std::mem::take(&mut pending_space),
                     rtl: true,
+                    dir,
+                    origin_x,
                 });
                 continue;
             }
@@ -169,9 +185,79 @@ pub fn page_glyphs(text: &PdfPageText<'_>, transform: &PageTransform) -> Vec<Gly
             italic,
             space_before: std::mem::take(&mut pending_space),
             rtl: is_rtl(c),
+            dir,
+            origin_x,
         });
     }
     out
+}
+
+/// A page's characters turned so its main writing direction reads left to right.
+pub struct Oriented {
+    /// Characters in the page's main direction, in the turned frame.
+    pub body: Vec<Glyph>,
+    /// Characters in other directions (a rotated margin line, a turned table header), each
+    /// direction in its own turned frame, kept out of the body's lines.
+    pub aside: Vec<Vec<Glyph>>,
+    /// Counter-clockwise quarter turns of the main direction (0: upright).
+    pub turns: u8,
+}
+
+/// Splits a page's characters by writing direction: the direction most characters share
+/// is the body, turned upright (a page printed sideways is read as displayed, line by line);
+/// the others are set aside so they never interleave with the body letter by letter.
+pub fn orient(glyphs: Vec<Glyph>, width: f32, height: f32) -> Oriented {
+    let mut counts = [0usize; 4];
+    for g in &glyphs {
+        counts[usize::from(g.dir % 4)] += 1;
+    }
+    let turns = (0..4u8)
+        .max_by_key(|d| (counts[usize::from(*d)], *d == 0))
+        .unwrap_or(0);
+    let mut body = Vec::with_capacity(glyphs.len());
+    let mut aside: Vec<Vec<Glyph>> = vec![Vec::new(); 4];
+    for mut g in glyphs {
+        let dir = g.dir % 4;
+        turn_glyph(&mut g, dir, width, height);
+        if dir == turns {
+            body.push(g);
+        } else {
+            aside[usize::from(dir)].push(g);
+        }
+    }
+    Oriented {
+        body,
+        aside: aside.into_iter().filter(|a| !a.is_empty()).collect(),
+        turns,
+    }
+}
+
+/// A display-space point in the frame where writing direction `dir` reads left to right
+/// (y down, like display space).
+pub fn turn_point(x: f32, y: f32, dir: u8, width: f32, height: f32) -> (f32, f32) {
+    match dir % 4 {
+        1 => (height - y, x),
+        2 => (width - x, height - y),
+        3 => (y, width - x),
+        _ => (x, y),
+    }
+}
+
+/// A display-space rectangle in the turned frame.
+pub fn turn_rect(r: &Rect, dir: u8, width: f32, height: f32) -> Rect {
+    let (ax, ay) = turn_point(r.x0, r.y0, dir, width, height);
+    let (bx, by) = turn_point(r.x1, r.y1, dir, width, height);
+    Rect::new(ax, ay, bx, by)
+}
+
+fn turn_glyph(g: &mut Glyph, dir: u8, width: f32, height: f32) {
+    if dir.is_multiple_of(4) {
+        return;
+    }
+    let (ox, oy) = turn_point(g.origin_x, g.baseline, dir, width, height);
+    g.origin_x = ox;
+    g.baseline = oy;
+    g.rect = turn_rect(&g.rect, dir, width, height);
 }
 
 /// Bold and italic from the font's weight and name ("Arial-BoldItalicMT", "CMBX10").

@@ -581,3 +581,81 @@ fn an_empty_result_always_carries_a_warning() {
         }
     }
 }
+
+const SIDEWAYS: [&str; 4] = [
+    "The first line of a paragraph printed sideways",
+    "continues here on the second line of that text",
+    "and the third line follows it as a reader expects",
+    "before the fourth line ends the paragraph here.",
+];
+
+/// A page whose text runs in direction `angle` (counter-clockwise degrees) on the paper,
+/// laid out so that, turned upright, it reads as four lines from the top.
+fn sideways_page(angle: u16) -> Page {
+    let mut page = Page::default();
+    for (i, line) in SIDEWAYS.iter().enumerate() {
+        let step = i as f32 * 14.0;
+        let (x, y) = match angle {
+            90 => (100.0 + step, 100.0),
+            180 => (540.0, 100.0 + step),
+            270 => (500.0 - step, 700.0),
+            _ => (72.0, 700.0 - step),
+        };
+        let mut t = text(x, y, 11.0, line);
+        t.angle = angle;
+        page.texts.push(t);
+    }
+    page
+}
+
+#[test]
+fn pages_are_read_in_their_displayed_rotation() {
+    let expected = SIDEWAYS.join(" ");
+    // Content drawn turned on an upright page, and upright content on a page with /Rotate.
+    let mut cases: Vec<(String, Page)> = [90u16, 180, 270]
+        .into_iter()
+        .map(|a| (format!("text at {a} degrees"), sideways_page(a)))
+        .collect();
+    for rotate in [90u16, 180, 270] {
+        let mut page = sideways_page(0);
+        page.rotate = rotate;
+        cases.push((format!("/Rotate {rotate}"), page));
+    }
+    for (name, page) in cases {
+        let doc = convert(&pdf(&[page], None));
+        let text = document_text(&doc)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert_eq!(text, expected, "{name}");
+    }
+}
+
+#[test]
+fn a_rotated_margin_line_stays_out_of_the_body() {
+    let mut page = Page::default();
+    page.texts.extend(body(
+        &[
+            "Research outcomes are important for the field",
+            "and the important outcomes are reported here",
+            "in a body of text that a margin line must not",
+            "interleave with, letter by letter, anywhere.",
+        ],
+        72.0,
+        700.0,
+        11.0,
+    ));
+    let mut margin = text(30.0, 560.0, 14.0, "arXiv:2401.01234v2 [cs.CL] 5 Jan 2024");
+    margin.angle = 90;
+    page.texts.push(margin);
+    let doc = convert(&pdf(&[page], None));
+    let text = document_text(&doc);
+    assert!(
+        text.contains("Research outcomes are important for the field and the important"),
+        "{text}"
+    );
+    assert!(
+        text.contains("arXiv:2401.01234v2 [cs.CL] 5 Jan 2024"),
+        "{text}"
+    );
+}

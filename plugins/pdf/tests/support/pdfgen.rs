@@ -8,6 +8,8 @@ pub struct Text {
     pub size: f32,
     pub bold: bool,
     pub text: String,
+    /// Counter-clockwise rotation of the text in degrees (a multiple of 90).
+    pub angle: u16,
 }
 
 pub fn text(x: f32, y: f32, size: f32, s: &str) -> Text {
@@ -17,6 +19,7 @@ pub fn text(x: f32, y: f32, size: f32, s: &str) -> Text {
         size,
         bold: false,
         text: s.to_string(),
+        angle: 0,
     }
 }
 
@@ -47,6 +50,8 @@ pub struct Page {
     pub link: Option<(f32, f32, f32, f32, String)>,
     /// Stroked straight lines `(x0, y0, x1, y1)`.
     pub lines: Vec<(f32, f32, f32, f32)>,
+    /// The page's `/Rotate` (clockwise degrees, a multiple of 90).
+    pub rotate: u16,
 }
 
 pub struct Info<'a> {
@@ -108,10 +113,17 @@ pub fn pdf(pages: &[Page], info: Option<Info<'_>>) -> Vec<u8> {
         kids.push(format!("{page_id} 0 R"));
         let mut content = String::new();
         for t in &page.texts {
+            let (c, s) = match t.angle % 360 {
+                90 => (0, 1),
+                180 => (-1, 0),
+                270 => (0, -1),
+                _ => (1, 0),
+            };
             content.push_str(&format!(
-                "BT /{} {} Tf {} {} Td ({}) Tj ET\n",
+                "BT /{} {} Tf {c} {s} {} {c} {} {} Tm ({}) Tj ET\n",
                 if t.bold { "F2" } else { "F1" },
                 t.size,
+                -s,
                 t.x,
                 t.y,
                 escape(&t.text)
@@ -135,8 +147,9 @@ pub fn pdf(pages: &[Page], info: Option<Info<'_>>) -> Vec<u8> {
         };
         objects.push(
             format!(
-                "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {content_id} 0 R \
-                 /Resources << /Font << /F1 3 0 R /F2 4 0 R >> /XObject << {xobjects}>> >> {annots} >>"
+                "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Rotate {} /Contents {content_id} 0 R \
+                 /Resources << /Font << /F1 3 0 R /F2 4 0 R >> /XObject << {xobjects}>> >> {annots} >>",
+                page.rotate
             )
             .into_bytes(),
         );
