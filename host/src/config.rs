@@ -187,7 +187,7 @@ impl Default for Config {
             ocr_model_dir: PathBuf::new(),
             quire_runtime_dir: PathBuf::new(),
             max_decompressed_size: 256 << 20,
-            conversion_child_max_rss: 256 << 20,
+            conversion_child_max_rss: 200 << 20,
             http_header_timeout: 10,
             http_idle_timeout: 60,
             http_min_upload_rate: 4096,

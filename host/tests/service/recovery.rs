@@ -228,6 +228,12 @@ async fn restart_on_the_embedded_store_resumes_interrupted_work_at_once() {
     }
     let slow = s.create("slow.txt", b"QUIRE-FAULT:slow:2000", "md").await;
     wait_job(&s, &slow, WAIT, |j| j["status"] == "processing").await;
+    // Load: a queue behind the running job.
+    let mut queued = Vec::new();
+    for n in 0..30 {
+        let body = format!("queued document {n}");
+        queued.push(s.create("queued.txt", body.as_bytes(), "md").await);
+    }
     one.kill9();
 
     let restarted = Instant::now();
@@ -259,6 +265,9 @@ async fn restart_on_the_embedded_store_resumes_interrupted_work_at_once() {
     let resent = seen.lock().unwrap()[1].duration_since(restarted);
     eprintln!("embedded restart: delivery in flight re-sent {resent:?} after the restart");
     assert!(resent < Duration::from_secs(2), "{resent:?}");
+    for id in &queued {
+        assert_eq!(s.wait_final(id, WAIT).await["status"], "completed");
+    }
     two.term();
 }
 
