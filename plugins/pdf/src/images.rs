@@ -106,14 +106,17 @@ pub fn collect(
         placed.push(Placed { rect, image });
     };
     let mut rules = Vec::new();
+    let mut drawn_marks = Vec::new();
     let mut walker = Walker {
         matrices: &mut matrices,
         transform,
         visit: &mut visit,
         has_graphics: &mut has_graphics,
         rules: &mut rules,
+        marks: &mut drawn_marks,
     };
     walker.walk(&mut page.objects().iter(), 0);
+    marks.extend(drawn_marks);
     Objects {
         images: placed,
         image_coverage: (covered / page_area).min(1.0),
@@ -131,12 +134,16 @@ struct Walker<'w> {
     visit: &'w mut dyn FnMut(Rect, &PdfPageImageObject<'_>),
     has_graphics: &'w mut bool,
     rules: &'w mut Vec<Rect>,
+    /// Small filled or outlined shapes (drawn bullets: discs, squares, circles).
+    marks: &'w mut Vec<Rect>,
 }
 
 /// A stroke at most this thick (points) can be a table rule.
 const RULE_THICKNESS: f32 = 3.0;
 /// Rules shorter than this are ignored (underlines of single letters, tick marks).
 const RULE_MIN_LENGTH: f32 = 8.0;
+/// Drawn shapes at most this big (points, either side) may be list bullets.
+const MARK_MAX_SIDE: f32 = 9.0;
 /// Paths with more segments than this are drawings, not table grids.
 const MAX_PATH_SEGMENTS: usize = 400;
 
@@ -198,6 +205,17 @@ impl Walker<'_> {
             let r = Rect::new(ax, ay, bx, by);
             if is_rule(&r) {
                 self.rules.push(r);
+                return;
+            }
+            // A small, roughly square shape: a bullet as Chromium, LibreOffice and many
+            // writers draw them (whether it starts a list is decided next to the text).
+            let (w, h) = (r.width(), r.height());
+            if (1.5..=MARK_MAX_SIDE).contains(&w)
+                && (1.5..=MARK_MAX_SIDE).contains(&h)
+                && w <= 2.0 * h
+                && h <= 2.0 * w
+            {
+                self.marks.push(r);
                 return;
             }
         }

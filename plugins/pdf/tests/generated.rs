@@ -659,3 +659,39 @@ fn a_rotated_margin_line_stays_out_of_the_body() {
         "{text}"
     );
 }
+
+#[test]
+fn bullets_drawn_as_shapes_make_list_items() {
+    let mut page = Page::default();
+    page.texts.push(text(
+        72.0,
+        720.0,
+        11.0,
+        "The steps below are drawn as a browser prints a list.",
+    ));
+    let items = [
+        "Collect the signed forms from every office",
+        "Scan them into the shared archive folder",
+        "Send the summary to the regional manager",
+    ];
+    for (i, item) in items.iter().enumerate() {
+        let y = 690.0 - i as f32 * 16.0;
+        page.discs.push((80.0, y + 3.5, 2.2));
+        page.texts.push(text(92.0, y, 11.0, item));
+    }
+    let doc = convert(&pdf(&[page], None));
+    let lists: Vec<_> = doc.parts[0]
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::List(l) => Some((l.ordered, l.items.len())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(lists, vec![(false, 3)], "{:#?}", doc.parts[0].blocks);
+    let text = document_text(&doc);
+    assert!(!text.contains('•'), "{text}");
+    for item in items {
+        assert!(text.contains(item), "{text}");
+    }
+}

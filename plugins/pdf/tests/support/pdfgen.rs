@@ -52,6 +52,8 @@ pub struct Page {
     pub lines: Vec<(f32, f32, f32, f32)>,
     /// The page's `/Rotate` (clockwise degrees, a multiple of 90).
     pub rotate: u16,
+    /// Filled discs `(centre x, centre y, radius)`, as browsers draw list bullets.
+    pub discs: Vec<(f32, f32, f32)>,
 }
 
 pub struct Info<'a> {
@@ -127,6 +129,35 @@ pub fn pdf(pages: &[Page], info: Option<Info<'_>>) -> Vec<u8> {
                 t.x,
                 t.y,
                 escape(&t.text)
+            ));
+        }
+        for (cx, cy, r) in &page.discs {
+            // Four Bezier quarters (k = 0.5523), filled.
+            let k = 0.5523 * r;
+            content.push_str(&format!(
+                "{} {cy} m {} {} {} {} {cx} {} c {} {} {} {} {} {cy} c \
+                 {} {} {} {} {cx} {} c {} {} {} {} {} {cy} c f\n",
+                cx + r,
+                cx + r,
+                cy + k,
+                cx + k,
+                cy + r,
+                cy + r,
+                cx - k,
+                cy + r,
+                cx - r,
+                cy + k,
+                cx - r,
+                cx - r,
+                cy - k,
+                cx - k,
+                cy - r,
+                cy - r,
+                cx + k,
+                cy - r,
+                cx + r,
+                cy - k,
+                cx + r,
             ));
         }
         for (x0, y0, x1, y1) in &page.lines {
