@@ -142,7 +142,7 @@ fn region_blocks(
         if pending.is_empty() {
             return;
         }
-        segment(std::mem::take(pending), &geometry, paras);
+        segment(std::mem::take(pending), &geometry, style, paras);
     };
     for entry in region.entries {
         match entry {
@@ -195,7 +195,7 @@ impl Geometry {
 }
 
 /// Splits consecutive lines into paragraphs and list items.
-fn segment(lines: Vec<Line>, geo: &Geometry, paras: &mut Vec<Para>) {
+fn segment(lines: Vec<Line>, geo: &Geometry, style: &DocStyle, paras: &mut Vec<Para>) {
     for line in lines {
         let marker = list_marker(&line);
         // A number starts an item only as the first of a sequence or the next in one, so a
@@ -209,6 +209,9 @@ fn segment(lines: Vec<Line>, geo: &Geometry, paras: &mut Vec<Para>) {
                 (e.number <= 1 || follows).then_some(e)
             }
         });
+        // "2. Methods" set larger or bold on a line of its own is a numbered section title,
+        // not a list item: the heading test decides, and the number stays in the text.
+        let enumerator = enumerator.filter(|_| !looks_like_section_title(&line, style));
         let starts_item = matches!(marker, Some(Marker::Bullet)) || enumerator.is_some();
         let breaks = match paras.last() {
             None => true,
@@ -280,6 +283,42 @@ fn starts_new(prev: &Line, line: &Line, para: &Para, geo: &Geometry) -> bool {
         .last()
         .is_some_and(|w| w.text.ends_with(['.', '!', '?', ':']));
     ends_sentence && prev.rect.x1 < geo.right - 4.0 * size
+}
+
+/// A numbered line set apart like a title: larger than the body or bold throughout, short,
+/// and not a sentence.
+fn looks_like_section_title(line: &Line, style: &DocStyle) -> bool {
+    let prominent = line.size >= style.body_size * HEADING_RATIO || line.bold;
+    let text = line.text();
+    prominent && line.words.len() <= 12 && !text.ends_with(['.', ',', ';', ':'])
+}
+
+/// A figure or table caption ("Figure 3:", "Fig. 2.", "Table 1.", "Listing 4 -"): never a
+/// heading, however it is set.
+fn is_caption(text: &str) -> bool {
+    const LABELS: [&str; 10] = [
+        "figure",
+        "fig.",
+        "table",
+        "tab.",
+        "listing",
+        "chart",
+        "exhibit",
+        "scheme",
+        "plate",
+        "algorithm",
+    ];
+    let mut words = text.split_whitespace();
+    let (Some(label), Some(number)) = (words.next(), words.next()) else {
+        return false;
+    };
+    let label = label.to_lowercase();
+    let number = number.trim_end_matches(['.', ':', '-', '\u{2013}', '\u{2014}']);
+    LABELS.contains(&label.as_str())
+        && !number.is_empty()
+        && number
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || matches!(c, 'I' | 'V' | 'X' | 'A'..='H'))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -426,6 +465,9 @@ fn heading(para: &Para, style: &DocStyle) -> Option<u8> {
         .map(Line::text)
         .collect::<Vec<_>>()
         .join(" ");
+    if is_caption(&text) {
+        return None;
+    }
     let letters = text.chars().filter(|c| c.is_alphabetic()).count();
     if words == 0
         || words > 25

@@ -695,3 +695,43 @@ fn bullets_drawn_as_shapes_make_list_items() {
         assert!(text.contains(item), "{text}");
     }
 }
+
+#[test]
+fn numbered_section_titles_are_headings_and_captions_are_not() {
+    let para = [
+        "The body of this section is ordinary running text set at the",
+        "size most characters on the page use, over several lines, so",
+        "that the document's statistics know what body text looks like.",
+    ];
+    let mut page = Page::default();
+    page.texts.push(bold(72.0, 740.0, 16.0, "1. Introduction"));
+    page.texts.extend(body(&para, 72.0, 715.0, 10.0));
+    page.texts.push(bold(72.0, 660.0, 16.0, "2. Methods"));
+    page.texts.extend(body(&para, 72.0, 635.0, 10.0));
+    page.texts.push(bold(
+        72.0,
+        580.0,
+        10.0,
+        "Figure 3: Throughput of the three systems under load",
+    ));
+    page.texts.extend(body(&para, 72.0, 560.0, 10.0));
+    page.texts.push(bold(72.0, 505.0, 16.0, "3. Results"));
+    page.texts.extend(body(&para, 72.0, 480.0, 10.0));
+    let doc = convert(&pdf(&[page], None));
+    let found: Vec<String> = headings(&doc).into_iter().map(|(_, t)| t).collect();
+    assert_eq!(
+        found,
+        vec!["1. Introduction", "2. Methods", "3. Results"],
+        "{:#?}",
+        doc.parts[0].blocks
+    );
+    assert!(
+        !doc.parts[0]
+            .blocks
+            .iter()
+            .any(|b| matches!(b, Block::List(_))),
+        "{:#?}",
+        doc.parts[0].blocks
+    );
+    assert!(document_text(&doc).contains("Figure 3: Throughput of the three systems under load"));
+}
