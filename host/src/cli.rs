@@ -35,9 +35,6 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Internal: run one isolated conversion for the service (not for direct use).
-    #[command(hide = true, name = "__convert-child")]
-    ConvertChild,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -119,7 +116,12 @@ pub fn convert(args: &ConvertArgs, config: &Config) -> anyhow::Result<i32> {
     match result {
         Ok(outcome) => {
             match &args.output {
-                Some(path) => std::fs::write(path, &outcome.output)?,
+                Some(path) => {
+                    if let Err(e) = std::fs::write(path, &outcome.output) {
+                        eprintln!("quire: cannot write {}: {e}", path.display());
+                        return Ok(1);
+                    }
+                }
                 None => std::io::stdout().write_all(&outcome.output)?,
             }
             if let Some(w) = outcome.metadata.get("warnings").and_then(|w| w.as_array()) {

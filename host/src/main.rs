@@ -5,6 +5,14 @@ use quire::cli::{self, Cli, Command};
 use quire::config::Config;
 
 fn main() {
+    // The service's conversion child (`quire __convert-child`) is not a command a person
+    // runs, so it is kept out of clap: no help line, no "did you mean" suggestion.
+    let child = std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == quire::service::isolate::CHILD_SUBCOMMAND);
+    if child {
+        std::process::exit(quire::service::run_isolated_child());
+    }
     let cli = Cli::parse();
     let config = match Config::load() {
         Ok(c) => c,
@@ -24,7 +32,6 @@ fn main() {
         }
         Command::Serve => quire::service::run_serve(config),
         Command::Worker => quire::service::run_worker(config),
-        Command::ConvertChild => Ok(quire::service::run_isolated_child()),
     };
     match code {
         Ok(code) => std::process::exit(code),

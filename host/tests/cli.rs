@@ -116,3 +116,37 @@ fn a_closed_pipe_ends_the_listing_quietly() {
     child.wait().unwrap();
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn a_typo_never_suggests_the_internal_child_command() {
+    let out = quire_in(Path::new("/"))
+        .arg("convert-chil")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("__convert-child"), "{stderr}");
+    let help = quire_in(Path::new("/")).arg("--help").output().unwrap();
+    assert!(!String::from_utf8_lossy(&help.stdout).contains("convert-child"));
+}
+
+#[test]
+fn an_unwritable_output_names_its_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let txt = dir.path().join("note.txt");
+    std::fs::write(&txt, "A short note.\n").unwrap();
+    let target = dir.path().join("no/such/dir/x.md");
+    let out = quire_in(Path::new("/"))
+        .arg("convert")
+        .arg(&txt)
+        .arg("-o")
+        .arg(&target)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&target.display().to_string()),
+        "the message names the path: {stderr}"
+    );
+}

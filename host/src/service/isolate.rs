@@ -400,6 +400,10 @@ fn explain_crash(
 /// stdin closes. Returns the process exit code.
 pub fn run_isolated_child() -> i32 {
     use std::io::{BufRead, Read};
+    // A panic's message is what the parent reads from stderr to explain a crash; a
+    // backtrace (RUST_BACKTRACE in the service's environment) adds nothing the parent uses
+    // and symbolising it took a debug child over 3 s, past short conversion deadlines.
+    std::panic::set_hook(Box::new(|info| eprintln!("{info}")));
     let parent = std::os::unix::process::parent_id();
     apply_death_signal(parent);
     let stdin = std::io::stdin();

@@ -193,9 +193,17 @@ pub fn download_name(file_name: &str, format: OutputFormat) -> String {
 }
 
 /// The last path component of a client-supplied name, with control characters dropped.
-/// Browsers send a bare name, but some clients send `C:\\dir\\x.pdf` or `../x.pdf`.
+/// Browsers send a bare name, but some clients send `C:\\dir\\x.pdf` or `../x.pdf`. A
+/// backslash is a path separator only in what is plainly a Windows path (a drive letter,
+/// a UNC share, `.\\` or `..\\`); elsewhere it is part of the name (`back\\slash.txt`,
+/// a legal file name on Unix), which the contract keeps unchanged.
 pub fn client_file_name(raw: &str) -> String {
-    let last = raw.rsplit(['/', '\\']).next().unwrap_or(raw);
+    let after_slash = raw.rsplit('/').next().unwrap_or(raw);
+    let last = if is_windows_path(raw) {
+        after_slash.rsplit('\\').next().unwrap_or(after_slash)
+    } else {
+        after_slash
+    };
     let cleaned: String = last.chars().filter(|c| !c.is_control()).collect();
     let cleaned = cleaned.trim().to_string();
     if cleaned.is_empty() || cleaned == "." || cleaned == ".." {
@@ -203,6 +211,13 @@ pub fn client_file_name(raw: &str) -> String {
     } else {
         cleaned
     }
+}
+
+/// `C:\\…`, `\\\\server\\…`, `.\\…`, `..\\…`.
+fn is_windows_path(raw: &str) -> bool {
+    let b = raw.as_bytes();
+    let drive = b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && b[2] == b'\\';
+    drive || raw.starts_with("\\\\") || raw.starts_with(".\\") || raw.starts_with("..\\")
 }
 
 #[cfg(test)]
@@ -229,5 +244,16 @@ mod tests {
         assert_eq!(client_file_name("C:\\Users\\x\\Doc 1.pdf"), "Doc 1.pdf");
         assert_eq!(client_file_name(".."), "upload");
         assert_eq!(client_file_name("a\u{0}b\n.txt"), "ab.txt");
+        assert_eq!(client_file_name("..\\..\\x.pdf"), "x.pdf");
+        assert_eq!(client_file_name("\\\\server\\share\\y.docx"), "y.docx");
+    }
+
+    #[test]
+    fn a_backslash_in_a_plain_name_is_kept() {
+        assert_eq!(client_file_name("back\\slash.txt"), "back\\slash.txt");
+        assert_eq!(
+            download_name(&client_file_name("back\\slash.txt"), OutputFormat::Markdown),
+            "back\\slash.md"
+        );
     }
 }
