@@ -44,6 +44,11 @@ impl FieldError {
         }
     }
 
+    /// Whether the error is about the named form field.
+    pub fn is_about(&self, field: &str) -> bool {
+        self.loc.get(1).and_then(|v| v.as_str()) == Some(field)
+    }
+
     pub fn missing(field: &str) -> FieldError {
         FieldError::new(field, "missing", "Field required", Some(Value::Null))
     }

@@ -92,6 +92,15 @@ pub const OCR_PROVIDERS: [&str; 3] = ["provider_one", "provider_two", "provider_
 
 /// Reads the whole form. A file of at most `inline_max` bytes is kept in memory; a larger one
 /// streams to `part_path`.
+/// Every field `POST /api/v1/jobs` accepts; anything else is refused with 422 naming it.
+pub const ACCEPTED_FIELDS: [&str; 5] = [
+    "file",
+    "output_format",
+    "use_ocr",
+    "ocr_provider",
+    "webhook_url",
+];
+
 pub async fn read_form(
     multipart: Option<Multipart>,
     part_path: PathBuf,
@@ -104,6 +113,7 @@ pub async fn read_form(
     let mut size: u64 = 0;
     let mut file_error: Option<FieldError> = None;
     let mut texts: Vec<(String, String)> = Vec::new();
+    let mut extra: Vec<FieldError> = Vec::new();
     if let Some(mut multipart) = multipart {
         let mut fields = 0;
         while let Some(mut field) = multipart.next_field().await.map_err(bad_body)? {
@@ -114,7 +124,16 @@ pub async fn read_form(
             let name = field.name().unwrap_or_default().to_string();
             if name == "file" {
                 if file.is_some() || file_error.is_some() {
-                    continue; // the first file counts; later ones are skipped unread
+                    // One job converts one file: a second part is an error, not skipped.
+                    if !extra.iter().any(|e: &FieldError| e.is_about("file")) {
+                        extra.push(FieldError::new(
+                            "file",
+                            "value_error",
+                            "Only one file can be uploaded per job; send one request per file",
+                            None,
+                        ));
+                    }
+                    continue;
                 }
                 let Some(raw_name) = field.file_name().map(str::to_string) else {
                     file_error = Some(FieldError::new(
@@ -168,10 +187,7 @@ pub async fn read_form(
                     }
                     None => Upload::Memory(small),
                 });
-            } else if matches!(
-                name.as_str(),
-                "output_format" | "use_ocr" | "ocr_provider" | "webhook_url"
-            ) {
+            } else if ACCEPTED_FIELDS.contains(&name.as_str()) {
                 let mut value = Vec::new();
                 while let Some(chunk) = field.chunk().await.map_err(bad_body)? {
                     value.extend_from_slice(&chunk);
@@ -185,6 +201,16 @@ pub async fn read_form(
                     }
                 }
                 texts.push((name, String::from_utf8_lossy(&value).into_owned()));
+            } else if !extra.iter().any(|e| e.is_about(&name)) {
+                extra.push(FieldError::new(
+                    &name,
+                    "extra_forbidden",
+                    format!(
+                        "Unknown field; the accepted fields are {}",
+                        ACCEPTED_FIELDS.join(", ")
+                    ),
+                    None,
+                ));
             }
         }
     }
@@ -195,7 +221,7 @@ pub async fn read_form(
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.clone())
     };
-    let mut errors = Vec::new();
+    let mut errors = extra;
     match (&file, file_error) {
         (_, Some(e)) => errors.push(e),
         (None, None) => errors.push(FieldError::missing("file")),

@@ -226,6 +226,33 @@ both_stores!(invalid_fields_answer_422_detail_arrays, |kind| async move {
     assert_eq!(r.status(), 422);
     let d = details(&r.json().await.unwrap());
     assert_eq!(d[0].0, "ocr_provider");
+    // Unknown fields are named, not ignored.
+    let r = s
+        .post_form(&[
+            FormPart::file("file", "a.txt", b"hi"),
+            FormPart::text("output_format", "md"),
+            FormPart::text("language", "de"),
+            FormPart::text("colour", "blue"),
+        ])
+        .await;
+    assert_eq!(r.status(), 422);
+    let d = details(&r.json().await.unwrap());
+    let fields: Vec<&str> = d.iter().map(|x| x.0.as_str()).collect();
+    assert_eq!(fields, ["language", "colour"], "{d:?}");
+    assert!(d[0].2.contains("output_format"), "{d:?}");
+    // A second file is refused, not silently dropped.
+    let r = s
+        .post_form(&[
+            FormPart::file("file", "a.txt", b"hi"),
+            FormPart::file("file", "b.txt", b"there"),
+            FormPart::text("output_format", "md"),
+        ])
+        .await;
+    assert_eq!(r.status(), 422);
+    let d = details(&r.json().await.unwrap());
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].0, "file");
+    assert!(d[0].2.contains("one file"), "{d:?}");
     // Nothing was kept.
     assert!(
         files_in(&s.config.upload_dir).is_empty(),
