@@ -159,7 +159,7 @@ async fn deliver(shared: &Shared, delivery: Delivery) {
             status,
             retry_after,
         } => {
-            tracing::info!(job = %job.spec.id, attempt, error = %error, "webhook send failed");
+            tracing::warn!(job = %job.spec.id, attempt, error = %error, "webhook send failed");
             let mut o = json!({"delivered": false, "attempts": attempt, "error": error});
             if let Some(s) = status {
                 o["status_code"] = json!(s);

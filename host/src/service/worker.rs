@@ -356,6 +356,31 @@ fn failure(job: &Job, attempt: u32, message: &str, kind: &str, started: Instant)
     }
 }
 
+/// The end of a job in the log: its converter, pages and duration; a failure at WARN with
+/// its kind and message (an operator filters failures by level).
+fn log_finish(id: &str, attempt: u32, finish: &Finish) {
+    let m = &finish.metadata;
+    let converter = m.get("converter").and_then(Value::as_str).unwrap_or("-");
+    let mime = m
+        .get("detected_mime")
+        .and_then(Value::as_str)
+        .unwrap_or("-");
+    let pages = m
+        .get("num_pages")
+        .or_else(|| m.get("total_pages"))
+        .and_then(Value::as_u64);
+    let elapsed_ms = m.get("elapsed_ms").and_then(Value::as_u64).unwrap_or(0);
+    match &finish.error_message {
+        None => tracing::info!(job = %id, attempt, converter, mime, pages, elapsed_ms,
+            status = finish.status.as_str(), "job finished"),
+        Some(error) => {
+            let kind = m.get("error_kind").and_then(Value::as_str).unwrap_or("-");
+            tracing::warn!(job = %id, attempt, converter, mime, elapsed_ms, error_kind = kind,
+                error = %error, status = finish.status.as_str(), "job failed");
+        }
+    }
+}
+
 async fn finish_job(shared: &Arc<Shared>, id: &str, attempt: u32, finish: Finish) {
     let give_up = Instant::now() + FINISH_PERSISTENCE;
     let recorded = loop {
@@ -371,8 +396,7 @@ async fn finish_job(shared: &Arc<Shared>, id: &str, attempt: u32, finish: Finish
         Ok(true) => {
             shared.metrics.job_finished(finish.status.as_str());
             shared.wake_webhooks.notify_one();
-            tracing::info!(job = %id, attempt, status = finish.status.as_str(),
-                error = finish.error_message.as_deref().unwrap_or(""), "job finished");
+            log_finish(id, attempt, &finish);
         }
         Ok(false) => {
             // Deleted while converting (the output may have been moved into place after the
@@ -448,6 +472,82 @@ pub async fn run_heartbeat(shared: Arc<Shared>, mut shutdown: watch::Receiver<bo
 #[cfg(test)]
 mod tests {
     use super::percent;
+
+    /// What `log_finish` writes for a finish, as the service's text log would show it.
+    fn logged(finish: &super::Finish) -> String {
+        use std::sync::{Arc, Mutex};
+        let buf = Arc::new(Mutex::new(Vec::<u8>::new()));
+        let sink = buf.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_ansi(false)
+            .with_max_level(tracing::Level::TRACE)
+            .with_writer(move || SinkWriter(sink.clone()))
+            .finish();
+        tracing::subscriber::with_default(subscriber, || super::log_finish("j1", 1, finish));
+        let out = String::from_utf8(buf.lock().unwrap().clone()).unwrap();
+        out
+    }
+
+    struct SinkWriter(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for SinkWriter {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn finish(error: Option<&str>) -> super::Finish {
+        let mut metadata = serde_json::Map::new();
+        metadata.insert("converter".into(), serde_json::json!("pdf"));
+        metadata.insert("detected_mime".into(), serde_json::json!("application/pdf"));
+        metadata.insert("num_pages".into(), serde_json::json!(3));
+        metadata.insert("elapsed_ms".into(), serde_json::json!(42));
+        if error.is_some() {
+            metadata.insert("error_kind".into(), serde_json::json!("malformed"));
+        }
+        super::Finish {
+            status: if error.is_some() {
+                super::Status::Failed
+            } else {
+                super::Status::Completed
+            },
+            error_message: error.map(str::to_string),
+            metadata,
+            at: chrono::Utc::now(),
+        }
+    }
+
+    #[test]
+    fn a_finished_job_logs_its_converter_pages_and_duration() {
+        let line = logged(&finish(None));
+        assert!(line.contains(" INFO "), "{line}");
+        for part in [
+            "converter=\"pdf\"",
+            "pages=3",
+            "elapsed_ms=42",
+            "job finished",
+        ] {
+            assert!(line.contains(part), "{part} missing: {line}");
+        }
+        assert!(!line.contains("error"), "no empty error on success: {line}");
+    }
+
+    #[test]
+    fn a_failed_job_logs_at_warn_with_its_kind() {
+        let line = logged(&finish(Some("The file is damaged.")));
+        assert!(line.contains(" WARN "), "{line}");
+        for part in [
+            "error_kind=\"malformed\"",
+            "The file is damaged.",
+            "job failed",
+        ] {
+            assert!(line.contains(part), "{part} missing: {line}");
+        }
+    }
 
     #[test]
     fn progress_maps_into_5_to_99() {
