@@ -106,6 +106,7 @@ pub struct CreateJobForm {
     #[schema(value_type = String, format = Binary)]
     file: Vec<u8>,
     /// `md` or `json`.
+    #[schema(value_type = crate::render::OutputFormat)]
     output_format: String,
     /// A http(s) URL that receives the completion notification.
     webhook_url: Option<String>,
@@ -119,6 +120,7 @@ pub struct CreateJobForm {
     request_body(content = CreateJobForm, content_type = "multipart/form-data"),
     responses(
         (status = 202, description = "Job created; `Location` names it", body = JobView),
+        (status = 400, description = "The body is not a readable multipart form, or has too many parts", body = ErrorDetail),
         (status = 413, description = "File over MAX_FILE_SIZE", body = ErrorDetail),
         (status = 415, description = "Unsupported or undetectable file type", body = ErrorDetail),
         (status = 422, description = "Missing or invalid field", body = ValidationErrors),
@@ -588,7 +590,9 @@ pub async fn formats(State(shared): State<Arc<Shared>>) -> Json<Formats> {
     })
 }
 
-async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
+#[utoipa::path(get, path = "/metrics", tag = "service",
+    responses((status = 200, description = "Prometheus metrics in the text exposition format", content_type = "text/plain; version=0.0.4", body = String)))]
+pub async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
     let depth = shared.store.queue_depth().await.ok();
     let deliveries = shared.store.pending_deliveries().await.ok();
     let text = shared.metrics.render(

@@ -25,7 +25,8 @@ pub struct FieldError {
     #[serde(rename = "type")]
     pub kind: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
+    /// The value sent (null when the field is missing).
+    #[schema(value_type = Option<String>, nullable = true)]
     pub input: Option<Value>,
 }
 

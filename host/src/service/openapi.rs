@@ -24,6 +24,7 @@ use utoipa::OpenApi;
         api::health,
         api::ready,
         api::formats,
+        api::metrics,
     ),
     components(schemas(
         JobView, Status, OutputFormat, ErrorDetail, FieldError, ValidationErrors,
@@ -42,9 +43,10 @@ pub fn document(prefix: &str) -> utoipa::openapi::OpenApi {
         let paths = std::mem::take(&mut doc.paths.paths);
         doc.paths.paths = paths
             .into_iter()
-            .map(|(path, item)| {
-                let rest = path.strip_prefix("/api/v1").unwrap_or(&path).to_string();
-                (format!("{prefix}{rest}"), item)
+            .map(|(path, item)| match path.strip_prefix("/api/v1") {
+                Some(rest) => (format!("{prefix}{rest}"), item),
+                // `/metrics` is served at the root whatever the prefix.
+                None => (path, item),
             })
             .collect();
     }

@@ -587,6 +587,22 @@ both_stores!(service_endpoints, |kind| async move {
         assert!(o["paths"][p].is_object(), "{p} missing from openapi");
     }
     assert!(o["paths"]["/api/v1/jobs"]["post"]["responses"]["202"].is_object());
+    // The document says what the server does (schemathesis found each of these).
+    assert!(o["paths"]["/api/v1/jobs"]["post"]["responses"]["400"].is_object());
+    assert!(
+        o["paths"]["/metrics"]["get"].is_object(),
+        "/metrics documented"
+    );
+    let output_format =
+        serde_json::to_string(&o["components"]["schemas"]["CreateJobForm"]).unwrap();
+    assert!(output_format.contains("OutputFormat"), "{output_format}");
+    let enum_values = &o["components"]["schemas"]["OutputFormat"]["enum"];
+    assert_eq!(enum_values, &serde_json::json!(["md", "json"]), "{o}");
+    let input = &o["components"]["schemas"]["FieldError"]["properties"]["input"];
+    assert!(
+        input.to_string().contains("string"),
+        "FieldError.input is a string (or null): {input}"
+    );
     let docs = s.client.get(s.url("/docs")).send().await.unwrap();
     assert_eq!(docs.status(), 200);
     let html = docs.text().await.unwrap();
