@@ -437,6 +437,33 @@ mod tests {
     }
 
     #[test]
+    fn utf16_and_utf32_text_without_a_bom_is_routed_by_extension() {
+        let text = "Name,Value\r\nCrème,12\r\n";
+        let utf16le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let utf16be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        let utf32le: Vec<u8> = text
+            .chars()
+            .flat_map(|c| (c as u32).to_le_bytes())
+            .collect();
+        for bytes in [&utf16le, &utf16be, &utf32le] {
+            for (name, expected) in [
+                ("a.txt", "text/plain"),
+                ("a.csv", "text/csv"),
+                ("a.md", "text/markdown"),
+                ("a.xml", mime::XML),
+                ("a.html", mime::HTML),
+            ] {
+                let got = detect(bytes, name).map(|d| d.mime);
+                assert_eq!(
+                    got.as_ref().ok().copied(),
+                    Some(expected),
+                    "{name}: {got:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn magic_wins_over_the_extension() {
         assert_eq!(detect(b"%PDF-1.7\n...", "x.docx").unwrap().mime, mime::PDF);
         assert_eq!(

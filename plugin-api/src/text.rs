@@ -25,6 +25,16 @@ pub fn decode(bytes: &[u8], declared: Option<&str>) -> Decoded {
             had_errors,
         };
     }
+    // Before UTF-8: UTF-16 and UTF-32 text of mostly ASCII letters is valid UTF-8 too (its
+    // NUL bytes are legal there), just not the text.
+    if let Some(wide) = wide_encoding(bytes) {
+        let (text, had_errors) = wide.decode(bytes);
+        return Decoded {
+            text,
+            encoding: wide.name(),
+            had_errors,
+        };
+    }
     if let Ok(s) = std::str::from_utf8(bytes) {
         return Decoded {
             text: s.to_owned(),
@@ -51,7 +61,7 @@ pub fn decode(bytes: &[u8], declared: Option<&str>) -> Decoded {
 /// Whether bytes look like text rather than binary data: a UTF-16/UTF-8 BOM, or no NUL bytes
 /// and few control characters in the first 8 KiB (legacy 8-bit text passes).
 pub fn looks_like_text(bytes: &[u8]) -> bool {
-    if Encoding::for_bom(bytes).is_some() {
+    if Encoding::for_bom(bytes).is_some() || wide_encoding(bytes).is_some() {
         return true;
     }
     let head = &bytes[..bytes.len().min(8192)];
@@ -63,6 +73,119 @@ pub fn looks_like_text(bytes: &[u8]) -> bool {
         .filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b))
         .count();
     controls * 100 <= head.len()
+}
+
+/// A UTF-16 or UTF-32 encoding recognised without a byte-order mark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wide {
+    Utf16Le,
+    Utf16Be,
+    Utf32Le,
+    Utf32Be,
+}
+
+impl Wide {
+    fn unit(self) -> usize {
+        match self {
+            Wide::Utf16Le | Wide::Utf16Be => 2,
+            Wide::Utf32Le | Wide::Utf32Be => 4,
+        }
+    }
+
+    fn little_endian(self) -> bool {
+        matches!(self, Wide::Utf16Le | Wide::Utf32Le)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Wide::Utf16Le => "UTF-16LE",
+            Wide::Utf16Be => "UTF-16BE",
+            Wide::Utf32Le => "UTF-32LE",
+            Wide::Utf32Be => "UTF-32BE",
+        }
+    }
+
+    /// The text, and whether any code unit was invalid (replaced by U+FFFD). A trailing
+    /// partial code unit counts as invalid.
+    pub fn decode(self, bytes: &[u8]) -> (String, bool) {
+        match self {
+            Wide::Utf16Le | Wide::Utf16Be => {
+                let enc = if self.little_endian() {
+                    encoding_rs::UTF_16LE
+                } else {
+                    encoding_rs::UTF_16BE
+                };
+                let (text, had_errors) = enc.decode_without_bom_handling(bytes);
+                (text.into_owned(), had_errors)
+            }
+            Wide::Utf32Le | Wide::Utf32Be => {
+                let mut out = String::with_capacity(bytes.len() / 4);
+                let mut had_errors = !bytes.len().is_multiple_of(4);
+                for unit in bytes.chunks_exact(4) {
+                    let b = [unit[0], unit[1], unit[2], unit[3]];
+                    let v = if self.little_endian() {
+                        u32::from_le_bytes(b)
+                    } else {
+                        u32::from_be_bytes(b)
+                    };
+                    match char::from_u32(v) {
+                        Some(c) => out.push(c),
+                        None => {
+                            had_errors = true;
+                            out.push('\u{fffd}');
+                        }
+                    }
+                }
+                (out, had_errors)
+            }
+        }
+    }
+}
+
+/// UTF-16 or UTF-32 text without a byte-order mark, in either byte order: NUL bytes in the
+/// high-order position of the code units and almost never in the low-order one (text of
+/// mostly Latin letters, digits and punctuation), and the first 8 KiB decode to printable
+/// characters. Text in other scripts without NULs is left to the other decoders.
+pub fn wide_encoding(bytes: &[u8]) -> Option<Wide> {
+    let head = &bytes[..bytes.len().min(8192)];
+    if head.len() < 4 || !head.contains(&0) {
+        return None;
+    }
+    [Wide::Utf32Le, Wide::Utf32Be, Wide::Utf16Le, Wide::Utf16Be]
+        .into_iter()
+        .find(|&wide| {
+            let unit = wide.unit();
+            let n = head.len() / unit * unit;
+            if n < 2 * unit {
+                return false;
+            }
+            let mut zeros = [0usize; 4];
+            for (i, b) in head[..n].iter().enumerate() {
+                if *b == 0 {
+                    zeros[i % unit] += 1;
+                }
+            }
+            let (low, high) = if wide.little_endian() {
+                (zeros[0], zeros[unit - 1])
+            } else {
+                (zeros[unit - 1], zeros[0])
+            };
+            let units = n / unit;
+            // Most code units are ASCII-range (a NUL high byte), few are NUL characters.
+            if high * 2 < units || low * 20 > units {
+                return false;
+            }
+            let (text, _) = wide.decode(&head[..n]);
+            let total = text.chars().count();
+            let printable = text
+                .chars()
+                .filter(|c| {
+                    *c != '\u{fffd}'
+                        && (!c.is_control() || matches!(c, '\t' | '\n' | '\r' | '\u{c}'))
+                })
+                .count();
+            total > 0 && printable * 100 >= total * 97
+        })
 }
 
 /// Words in a text: maximal runs of characters that are not whitespace and contain at least
@@ -117,6 +240,54 @@ mod tests {
         assert!(looks_like_text(b"caf\xe9"));
         assert!(!looks_like_text(b"\x89PNG\r\n\x1a\n\0\0\0"));
         assert!(looks_like_text(&[0xFF, 0xFE, b'h', 0]));
+    }
+
+    fn wide(text: &str, enc: Wide) -> Vec<u8> {
+        let mut out = Vec::new();
+        for c in text.chars() {
+            match enc {
+                Wide::Utf16Le | Wide::Utf16Be => {
+                    let mut buf = [0u16; 2];
+                    for u in c.encode_utf16(&mut buf) {
+                        out.extend(if enc == Wide::Utf16Le {
+                            u.to_le_bytes()
+                        } else {
+                            u.to_be_bytes()
+                        });
+                    }
+                }
+                Wide::Utf32Le => out.extend((c as u32).to_le_bytes()),
+                Wide::Utf32Be => out.extend((c as u32).to_be_bytes()),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn utf16_and_utf32_without_a_bom_are_text() {
+        let text = "<note lang=\"fr\">Crème brûlée, 12 €; naïve café.</note>\r\nLine two\n";
+        for enc in [Wide::Utf16Le, Wide::Utf16Be, Wide::Utf32Le, Wide::Utf32Be] {
+            let bytes = wide(text, enc);
+            assert!(looks_like_text(&bytes), "{enc:?}");
+            assert_eq!(wide_encoding(&bytes), Some(enc));
+            let d = decode(&bytes, None);
+            assert_eq!((d.text.as_str(), d.encoding), (text, enc.name()), "{enc:?}");
+            assert!(!d.had_errors);
+        }
+        // Binary data with NULs everywhere is still binary.
+        let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\x01\0\0\0\x01\0\x08\x06\0\0\0";
+        assert!(!looks_like_text(png));
+        let zeros = vec![0u8; 64];
+        assert!(!looks_like_text(&zeros));
+        let mut counter = Vec::new();
+        for i in 0u32..400 {
+            counter.extend(i.to_le_bytes());
+        }
+        assert_eq!(
+            wide_encoding(&counter),
+            None,
+            "integers are not UTF-32 text"
+        );
     }
 
     #[test]

@@ -100,7 +100,9 @@ fn convert_csv(input: &Input<'_>, ctx: &mut Context<'_>) -> Result<Document> {
     // valid UTF-8 without a BOM is parsed in place: no second copy of the input
     let decoded;
     let (text, encoding) = match std::str::from_utf8(input.bytes) {
-        Ok(s) if !s.starts_with('\u{feff}') => (s, "UTF-8"),
+        Ok(s) if !s.starts_with('\u{feff}') && text::wide_encoding(input.bytes).is_none() => {
+            (s, "UTF-8")
+        }
         _ => {
             decoded = text::decode(input.bytes, None);
             (decoded.text.as_str(), decoded.encoding)

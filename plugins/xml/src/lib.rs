@@ -43,7 +43,9 @@ impl Converter for XmlConverter {
         // Valid UTF-8 without a BOM (the common case) is parsed in place, without a copy.
         let owned;
         let (source, encoding): (&str, &str) = match std::str::from_utf8(input.bytes) {
-            Ok(s) if !s.starts_with('\u{feff}') => (s, "UTF-8"),
+            Ok(s) if !s.starts_with('\u{feff}') && text::wide_encoding(input.bytes).is_none() => {
+                (s, "UTF-8")
+            }
             _ => {
                 let declared = tree::declared_encoding(input.bytes);
                 owned = text::decode(input.bytes, declared.as_deref());
