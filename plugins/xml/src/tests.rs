@@ -168,3 +168,45 @@ fn markdown_only_conversions_skip_the_tree() {
     assert_eq!(doc.data, None);
     assert!(!doc.parts[0].blocks.is_empty());
 }
+
+#[test]
+fn dtd_named_entities_resolve_from_the_standard_set() {
+    // As USPTO applications write them, declared in an external DTD that is never fetched.
+    let xml = "<?xml version=\"1.0\"?>\n\
+        <!DOCTYPE us-patent-application SYSTEM \"us-patent-application-v44.dtd\" []>\n\
+        <us-patent-application><description>\
+        <p id=\"p-0012\">&lsqb;0012&rsqb; The Widget&trade; joins two parts &mdash; quickly.</p>\
+        <p>An &madeup; entity and another &madeup; and &other;.</p>\
+        </description></us-patent-application>";
+    let input = Input {
+        bytes: xml.as_bytes(),
+        file_name: "t.xml",
+        mime: "application/xml",
+    };
+    let mut ctx = Context::new();
+    let doc = XmlConverter.convert(&input, &mut ctx).unwrap();
+    let text: String = doc.parts[0]
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Paragraph(p) => Some(text_of(p)),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        text.contains("[0012] The Widget\u{2122} joins two parts \u{2014} quickly."),
+        "{text}"
+    );
+    assert!(
+        !text.contains('&'),
+        "no entity name leaks into the text: {text}"
+    );
+    let about: Vec<&String> = ctx
+        .warnings()
+        .iter()
+        .filter(|w| w.contains("&madeup;"))
+        .collect();
+    assert_eq!(about.len(), 1, "one warning: {:?}", ctx.warnings());
+    assert!(about[0].contains("&other;"));
+}
