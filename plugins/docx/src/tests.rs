@@ -492,8 +492,15 @@ fn hostile_and_broken_packages_fail_with_clear_errors() {
     assert_eq!(outcome, Ok(1));
 
     let doctype = br#"<?xml version="1.0"?><!DOCTYPE d [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><w:document xmlns:w="w"><w:body><w:p><w:r><w:t>a&xxe;b</w:t></w:r></w:p></w:body></w:document>"#;
-    let doc = run(&zip(&[("word/document.xml", doctype.as_slice())]));
-    assert_eq!(text_of(&doc).trim(), "ab");
+    // Office never writes a DTD; one (XXE, billion laughs) fails the job as malformed
+    // instead of converting to a silently emptied document.
+    let err = convert(
+        &zip(&[("word/document.xml", doctype.as_slice())]),
+        &mut Context::new(),
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Malformed);
+    assert!(err.message().contains("declares a DTD"), "{}", err.message());
 
     let truncated = document(&p("kept")).replace("</w:body></w:document>", "<w:p><w:r><w:t>cut");
     let mut ctx = Context::new();

@@ -127,6 +127,13 @@ impl<'a> SafeZip<'a> {
             });
         }
         self.inflated_total += read;
+        let lower = stored.to_ascii_lowercase();
+        if (lower.ends_with(".xml") || lower.ends_with(".rels")) && declares_dtd(&out) {
+            return Err(Error::malformed(format!(
+                "The {what} file is malformed: its part {stored} declares a DTD, which Office \
+                 files never do (a DTD can define entities that expand without bound)."
+            )));
+        }
         Ok(Some(out))
     }
 
@@ -146,6 +153,35 @@ impl<'a> SafeZip<'a> {
                     ))
                 })
             }
+        }
+    }
+}
+
+/// Whether an XML part's prolog holds a document type declaration (and so possibly entity
+/// declarations: a "billion laughs" part). Only the prolog is looked at: after the first
+/// element, `<!DOCTYPE` can only be text inside CDATA or a comment.
+fn declares_dtd(xml: &[u8]) -> bool {
+    let find = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).position(|w| w == needle);
+    let mut i = if xml.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    loop {
+        while i < xml.len() && xml[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let rest = &xml[i..];
+        let end = if rest.starts_with(b"<?") {
+            find(rest, b"?>").map(|e| e + 2)
+        } else if rest.starts_with(b"<!--") {
+            find(rest, b"-->").map(|e| e + 3)
+        } else {
+            return rest.starts_with(b"<!DOCTYPE") || rest.starts_with(b"<!ENTITY");
+        };
+        match end {
+            Some(e) => i += e,
+            None => return false,
         }
     }
 }
@@ -327,6 +363,30 @@ mod tests {
             w.write_all(data).unwrap();
         }
         w.finish().unwrap().into_inner()
+    }
+
+    #[test]
+    fn a_part_that_declares_a_dtd_is_malformed() {
+        let laughs = b"<?xml version=\"1.0\"?>\n<!-- lol -->\n<!DOCTYPE lolz [\n\
+            <!ENTITY lol \"lol\">\n<!ENTITY lol2 \"&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;\">\n]>\n\
+            <w:document><w:body><w:p><w:r><w:t>&lol2;</w:t></w:r></w:p></w:body></w:document>";
+        let plain = b"<?xml version=\"1.0\"?><w:document><w:body><w:p><w:r>\
+            <w:t><![CDATA[<!DOCTYPE is text here]]></w:t></w:r></w:p></w:body></w:document>";
+        let bytes = make_zip(&[
+            ("word/document.xml", laughs.as_slice()),
+            ("word/styles.xml", plain.as_slice()),
+            ("word/media/a.bin", b"<!DOCTYPE not xml>".as_slice()),
+        ]);
+        let mut zip = SafeZip::open(&bytes, &Limits::default(), "DOCX").unwrap();
+        let err = zip.read("word/document.xml").unwrap_err();
+        assert_eq!(err.kind(), quire_plugin_api::ErrorKind::Malformed);
+        assert!(
+            err.message().contains("declares a DTD"),
+            "{}",
+            err.message()
+        );
+        assert!(zip.read("word/styles.xml").unwrap().is_some());
+        assert!(zip.read("word/media/a.bin").unwrap().is_some());
     }
 
     #[test]
