@@ -500,7 +500,11 @@ fn hostile_and_broken_packages_fail_with_clear_errors() {
     )
     .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Malformed);
-    assert!(err.message().contains("declares a DTD"), "{}", err.message());
+    assert!(
+        err.message().contains("declares a DTD"),
+        "{}",
+        err.message()
+    );
 
     let truncated = document(&p("kept")).replace("</w:body></w:document>", "<w:p><w:r><w:t>cut");
     let mut ctx = Context::new();

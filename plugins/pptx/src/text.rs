@@ -217,6 +217,54 @@ pub fn to_blocks(paras: Vec<Para>, body_placeholder: bool) -> Vec<Block> {
     blocks
 }
 
+/// The number `N.` a paragraph's text starts with, followed by a space and more text.
+fn leading_number(inlines: &[Inline]) -> Option<u64> {
+    let Some(Inline::Text { text, .. }) = inlines.first() else {
+        return None;
+    };
+    let digits = text.len() - text.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 || digits > 3 {
+        return None;
+    }
+    let rest = &text[digits..];
+    let after = rest.strip_prefix('.')?;
+    if !after.starts_with([' ', '\u{a0}', '\t']) || after.trim().is_empty() && inlines.len() == 1 {
+        return None;
+    }
+    text[..digits].parse().ok()
+}
+
+/// Bulleted paragraphs that carry their own consecutive numbers ("1. Finalize pricing",
+/// "2. Hire", typed into a body placeholder whose style is a bullet) read as a numbered
+/// list: the first number, when every item at the list's level has the next one.
+fn self_numbered(items: &[Para], base: u8) -> Option<u64> {
+    let numbers: Vec<Option<u64>> = items
+        .iter()
+        .filter(|p| p.level == base)
+        .map(|p| leading_number(&p.inlines))
+        .collect();
+    if numbers.len() < 2 {
+        return None;
+    }
+    let first = numbers[0]?;
+    numbers
+        .iter()
+        .enumerate()
+        .all(|(k, n)| *n == Some(first + k as u64))
+        .then_some(first)
+}
+
+/// The paragraph without its leading `N.` and the space after it.
+fn strip_number(inlines: &[Inline]) -> Vec<Inline> {
+    let mut out = inlines.to_vec();
+    if let Some(Inline::Text { text, .. }) = out.first_mut() {
+        let digits = text.len() - text.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let rest = text[digits + 1..].trim_start().to_string();
+        *text = rest;
+    }
+    out
+}
+
 /// Builds a nested list: items deeper than the first item's level nest under the item before.
 fn build_list(items: &[Para]) -> List {
     let base = items.iter().map(|p| p.level).min().unwrap_or(0);
@@ -227,10 +275,24 @@ fn build_list(items: &[Para]) -> List {
         items: Vec::new(),
     };
     let mut i = 0;
+    let numbered = if ordered {
+        None
+    } else {
+        self_numbered(items, base)
+    };
+    if let Some(first) = numbered {
+        list.ordered = true;
+        list.start = first;
+    }
     while i < items.len() {
         if items[i].level == base {
+            let inlines = if numbered.is_some() {
+                strip_number(&items[i].inlines)
+            } else {
+                items[i].inlines.clone()
+            };
             list.items.push(ListItem {
-                blocks: vec![Block::Paragraph(items[i].inlines.clone())],
+                blocks: vec![Block::Paragraph(inlines)],
                 checked: None,
             });
             i += 1;
@@ -281,5 +343,53 @@ mod tests {
         };
         assert_eq!(list.items.len(), 2);
         assert!(matches!(list.items[0].blocks[1], Block::List(_)));
+    }
+
+    #[test]
+    fn bulleted_paragraphs_that_carry_their_own_numbers_are_a_numbered_list() {
+        let blocks = to_blocks(
+            vec![
+                para(0, Bullet::Inherit, "1. Finalize pricing model"),
+                para(0, Bullet::Inherit, "2. Hire two engineers"),
+                para(0, Bullet::Inherit, "3. Launch in March"),
+            ],
+            true,
+        );
+        let Block::List(list) = &blocks[0] else {
+            panic!("{blocks:?}")
+        };
+        assert!(list.ordered, "{list:?}");
+        assert_eq!(list.start, 1);
+        let texts: Vec<String> = list
+            .items
+            .iter()
+            .map(|i| match &i.blocks[0] {
+                Block::Paragraph(p) => inline_text(p),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "Finalize pricing model",
+                "Hire two engineers",
+                "Launch in March"
+            ]
+        );
+        // Not a sequence (or a lone number): the text stays as written, bullets and all.
+        let blocks = to_blocks(
+            vec![
+                para(0, Bullet::Inherit, "2024. A year of growth"),
+                para(0, Bullet::Inherit, "7. Seven is not next"),
+            ],
+            true,
+        );
+        let Block::List(list) = &blocks[0] else {
+            panic!("{blocks:?}")
+        };
+        assert!(!list.ordered);
+        assert!(
+            matches!(&list.items[0].blocks[0], Block::Paragraph(p) if inline_text(p) == "2024. A year of growth")
+        );
     }
 }
