@@ -45,8 +45,12 @@ pub enum FormatArg {
 
 #[derive(Debug, clap::Args)]
 pub struct ConvertArgs {
-    /// The document to convert.
+    /// The document to convert; `-` reads it from standard input.
     pub file: PathBuf,
+    /// The file name to detect the type by when reading standard input (`report.csv`);
+    /// without it the content decides.
+    #[arg(long)]
+    pub name: Option<String>,
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value = "md")]
     pub format: FormatArg,
@@ -70,18 +74,34 @@ pub fn engine(config: &Config) -> anyhow::Result<Engine> {
 /// `quire convert`.
 pub fn convert(args: &ConvertArgs, config: &Config) -> anyhow::Result<i32> {
     let engine = engine(config)?;
-    let bytes = match std::fs::read(&args.file) {
+    let from_stdin = args.file.as_os_str() == "-";
+    let read = if from_stdin {
+        let mut b = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut b).map(|_| b)
+    } else {
+        std::fs::read(&args.file)
+    };
+    let bytes = match read {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("quire: cannot read {}: {e}", args.file.display());
+            let what = if from_stdin {
+                "standard input".to_string()
+            } else {
+                args.file.display().to_string()
+            };
+            eprintln!("quire: cannot read {what}: {e}");
             return Ok(2);
         }
     };
-    let file_name = args
-        .file
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let file_name = match (&args.name, from_stdin) {
+        (Some(name), _) => name.clone(),
+        (None, true) => "stdin".to_string(),
+        (None, false) => args
+            .file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    };
     let format = match args.format {
         FormatArg::Md => OutputFormat::Markdown,
         FormatArg::Json => OutputFormat::Json,

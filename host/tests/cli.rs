@@ -150,3 +150,42 @@ fn an_unwritable_output_names_its_path() {
         "the message names the path: {stderr}"
     );
 }
+
+#[test]
+fn reads_the_document_from_standard_input() {
+    use std::io::Write;
+    let mut child = quire_in(Path::new("/"))
+        .args(["convert", "-", "--name", "table.csv"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"Name,Value\nTea,3\nCoffee,5\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(md.contains("| Tea | 3 |"), "{md}");
+    // Without a name the content decides.
+    let mut child = quire_in(Path::new("/"))
+        .args(["convert", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"<html><body><h1>From a pipe</h1></body></html>")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("# From a pipe"));
+}
