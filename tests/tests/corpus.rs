@@ -104,10 +104,28 @@ fn fold(s: &str) -> String {
 }
 
 /// What a Markdown reader shows: backslash escapes resolved (`\*` reads as `*`), emphasis
-/// markers gone (`**X**` reads as `X`) and links shown as their text (`[Mallard](/wiki/Mallard)`
-/// reads as `Mallard`).
+/// markers gone (`**X**` reads as `X`), links shown as their text (`[Mallard](/wiki/Mallard)`
+/// reads as `Mallard`) and table cells side by side (`| 1.5 | 2.0 |` reads as `1.5 2.0`).
 fn reader_view(md: &str) -> String {
-    let chars: Vec<char> = md.chars().collect();
+    // A table reads row by row, its cells side by side: the pipes between cells and the
+    // delimiter row are layout, as emphasis markers are (an escaped `\|` stays a character).
+    let mut rows = String::with_capacity(md.len());
+    for line in md.lines() {
+        if line.trim_start().starts_with('|') {
+            if line.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ')) {
+                continue;
+            }
+            let mut prev = ' ';
+            for c in line.chars() {
+                rows.push(if c == '|' && prev != '\\' { ' ' } else { c });
+                prev = c;
+            }
+        } else {
+            rows.push_str(line);
+        }
+        rows.push('\n');
+    }
+    let chars: Vec<char> = rows.chars().collect();
     let mut out = String::with_capacity(md.len());
     let mut i = 0;
     while i < chars.len() {

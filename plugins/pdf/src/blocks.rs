@@ -2,6 +2,7 @@
 //! the body text, list items by their markers, hyphenated line ends rejoined, links and
 //! bold/italic runs as inlines.
 
+use crate::aligned;
 use crate::geom::{median, Rect};
 use crate::layout::{Entry, Line, Region, Word};
 use quire_plugin_api::{Block, Inline, List, ListItem, Style};
@@ -138,17 +139,39 @@ fn region_blocks(
     let geometry = Geometry::of(&lines);
     let mut paras: Vec<Para> = Vec::new();
     let mut pending: Vec<Line> = Vec::new();
-    let flush = |pending: &mut Vec<Line>, paras: &mut Vec<Para>| {
+    // Lines to paragraphs, with tables set without rules (aligned columns) taken out first.
+    let flush = |pending: &mut Vec<Line>, paras: &mut Vec<Para>, out: &mut Vec<Block>| {
         if pending.is_empty() {
             return;
         }
-        segment(std::mem::take(pending), &geometry, style, paras);
+        let lines = std::mem::take(pending);
+        let found = if allow_headings {
+            aligned::find(&lines)
+        } else {
+            Vec::new()
+        };
+        let mut lines = lines.into_iter().enumerate().peekable();
+        for (range, table) in found {
+            let before: Vec<Line> = std::iter::from_fn(|| lines.next_if(|(i, _)| *i < range.start))
+                .map(|(_, l)| l)
+                .collect();
+            if !before.is_empty() {
+                segment(before, &geometry, style, paras);
+            }
+            emit(std::mem::take(paras), style, links, allow_headings, out);
+            out.push(Block::Table(table));
+            while lines.next_if(|(i, _)| *i < range.end).is_some() {}
+        }
+        let rest: Vec<Line> = lines.map(|(_, l)| l).collect();
+        if !rest.is_empty() {
+            segment(rest, &geometry, style, paras);
+        }
     };
     for entry in region.entries {
         match entry {
             Entry::Line(l) => pending.push(l),
             Entry::Object { index, .. } => {
-                flush(&mut pending, &mut paras);
+                flush(&mut pending, &mut paras, out);
                 emit(
                     std::mem::take(&mut paras),
                     style,
@@ -162,7 +185,7 @@ fn region_blocks(
             }
         }
     }
-    flush(&mut pending, &mut paras);
+    flush(&mut pending, &mut paras, out);
     emit(paras, style, links, allow_headings, out);
 }
 

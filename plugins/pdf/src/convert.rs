@@ -85,6 +85,7 @@ pub fn convert(library: &Path, input: &Input<'_>, ctx: &mut Context<'_>) -> Resu
                 height: p.height,
             })
             .collect::<Vec<_>>(),
+        style.body_size,
     );
     for (index, (page, (top, bottom))) in data.into_iter().zip(marks).enumerate() {
         document
@@ -352,32 +353,21 @@ fn layout_page(
         aside,
         ..
     } = page;
-    let (mut header, mut body, mut footer) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, item) in items.into_iter().enumerate() {
-        if top.contains(&i) {
-            header.push(item);
-        } else if bottom.contains(&i) {
-            footer.push(item);
-        } else {
-            body.push(item);
-        }
-    }
-    let mut out = blocks::page_blocks(layout::regions(header), style, &links, &mut objects, false);
-    out.extend(blocks::page_blocks(
-        layout::regions(body),
-        style,
-        &links,
-        &mut objects,
-        true,
-    ));
+    // Running headers, footers and page numbers are furniture: left out of the text, so
+    // they do not interrupt a paragraph that runs over a page break or repeat on every page.
+    let body: Vec<Item> = items
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| !top.contains(i) && !bottom.contains(i))
+        .map(|(_, item)| item)
+        .collect();
+    let mut out = blocks::page_blocks(layout::regions(body), style, &links, &mut objects, true);
     if let Some(ocr) = ocr {
         out.extend(ocr);
     }
-    let footer = blocks::page_blocks(layout::regions(footer), style, &links, &mut objects, false);
     // Objects not placed in a region (none expected) still belong to the page.
     out.extend(objects.into_iter().flatten());
     out.extend(aside);
-    out.extend(footer);
     part.blocks = out;
     part
 }

@@ -1,5 +1,5 @@
 //! The plain text of a converted document, for tests, evaluation and word counts: blocks
-//! separated by blank lines, table cells by ` | `, list items on their own lines.
+//! separated by blank lines, table cells by a tab, list items on their own lines.
 
 use quire_plugin_api::{Block, Document, Inline, Part};
 
@@ -46,7 +46,7 @@ fn blocks_text(blocks: &[Block], out: &mut String) {
                             s
                         })
                         .collect();
-                    out.push_str(&cells.join(" | "));
+                    out.push_str(&cells.join("\t"));
                     out.push('\n');
                 }
             }

@@ -1,9 +1,8 @@
 //! Running headers and footers: lines in the top or bottom band of a page that repeat on
 //! other pages (digits ignored), or that are just a page number.
 //!
-//! They are kept (a user may want "Confidential — page 3") but taken out before the column
-//! detector runs, so a header above one column is not read in the middle of the body.
-//! The header goes first on the page and the footer last, and neither can be a heading.
+//! They are left out of the text: repeated on every page they are noise to a reader or a
+//! retrieval index, and they would interrupt paragraphs that run over a page break.
 
 use crate::layout::Item;
 use std::collections::HashMap;
@@ -18,7 +17,12 @@ pub struct PageItems<'a> {
 }
 
 /// For every page, which items are header or footer: `(item indices at the top, at the bottom)`.
-pub fn detect(pages: &[PageItems<'_>]) -> Vec<(Vec<usize>, Vec<usize>)> {
+///
+/// A line in a band is furniture when it repeats on other pages (digits ignored), when it is
+/// a page number, when it carries the page's own number beside a few words ("Acme Ltd | 3"),
+/// or, at the top, when it is set smaller than the body text (a running head on a one-page
+/// document has nothing to repeat on).
+pub fn detect(pages: &[PageItems<'_>], body_size: f32) -> Vec<(Vec<usize>, Vec<usize>)> {
     let mut counts: HashMap<String, usize> = HashMap::new();
     let mut keyed: Vec<Vec<(usize, bool, String)>> = Vec::with_capacity(pages.len());
     for page in pages {
@@ -46,20 +50,44 @@ pub fn detect(pages: &[PageItems<'_>]) -> Vec<(Vec<usize>, Vec<usize>)> {
     let pages_n = pages.len();
     keyed
         .into_iter()
-        .map(|cands| {
+        .zip(pages)
+        .enumerate()
+        .map(|(index, (cands, page))| {
             let mut top = Vec::new();
             let mut bottom = Vec::new();
             for (i, is_top, key) in cands {
                 let repeats = pages_n >= 2
                     && counts.get(&key).copied().unwrap_or(0) * 2 >= pages_n.max(2)
                     && counts.get(&key).copied().unwrap_or(0) >= 2;
-                if repeats || is_page_number(&key) {
+                let Item::Run(run) = &page.items[i] else {
+                    continue;
+                };
+                let text = run.text();
+                let words = text.split_whitespace().count();
+                let small_head = is_top && run.size < 0.92 * body_size && words <= 12;
+                if repeats
+                    || is_page_number(&key)
+                    || (words <= 8
+                        && run.size <= 1.05 * body_size
+                        && carries_number(&text, index + 1))
+                    || small_head
+                {
                     if is_top {
                         top.push(i);
                     } else {
                         bottom.push(i);
                     }
                 }
+            }
+            // A page whose only text is in its bands (the same short note on every page)
+            // has no body for these lines to be furniture around.
+            let runs = page
+                .items
+                .iter()
+                .filter(|i| matches!(i, Item::Run(_)))
+                .count();
+            if top.len() + bottom.len() >= runs {
+                return (Vec::new(), Vec::new());
             }
             (top, bottom)
         })
@@ -84,6 +112,16 @@ fn normalize(text: &str) -> String {
     out
 }
 
+/// Whether a short line starts or ends with the page's own number ("Acme Ltd | 3", "3 Notes").
+fn carries_number(text: &str, number: usize) -> bool {
+    let n = number.to_string();
+    let tokens: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || matches!(c, '|' | '\u{2022}' | '\u{b7}'))
+        .filter(|t| !t.is_empty())
+        .collect();
+    tokens.len() >= 2 && (tokens[0] == n || tokens[tokens.len() - 1] == n)
+}
+
 /// "#", "- # -", "page #", "page # of #", "# / #", "ii".
 fn is_page_number(key: &str) -> bool {
     let k = key.trim_matches(|c: char| c == '-' || c == '–' || c == ' ' || c == '|');
@@ -104,5 +142,13 @@ mod tests {
         assert!(is_page_number(&normalize("Page 3 of 10")));
         assert!(is_page_number(&normalize("iv")));
         assert!(!is_page_number(&normalize("Introduction")));
+    }
+
+    #[test]
+    fn the_pages_own_number_beside_a_name() {
+        assert!(carries_number("Acme Ltd | 3", 3));
+        assert!(carries_number("3 Annual Review", 3));
+        assert!(!carries_number("Acme Ltd | 4", 3));
+        assert!(!carries_number("3", 3));
     }
 }

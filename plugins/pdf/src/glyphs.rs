@@ -265,7 +265,16 @@ fn font_style(name: &str, weight: u32) -> (bool, bool) {
     let lower = name.to_ascii_lowercase();
     // Subset fonts carry a "ABCDEF+" prefix.
     let base = lower.split_once('+').map_or(lower.as_str(), |(_, b)| b);
-    let bold = weight >= 600
+    // PDFium estimates the weight from the descriptor's StemV when the font gives none, and
+    // that estimate calls many regular faces 600 (Noto Sans Regular, StemV 125): a name that
+    // states a light or regular weight wins, and an estimate alone must reach 700.
+    let named_light = ["regular", "light", "thin", "book", "roman", "medium"]
+        .iter()
+        .any(|w| base.contains(w))
+        && !base.contains("bold")
+        && !base.contains("black")
+        && !base.contains("heavy");
+    let bold = (weight >= 700 && !named_light)
         || base.contains("bold")
         || base.contains("black")
         || base.contains("heavy")
@@ -427,4 +436,21 @@ fn finish_word((mut w, n, bold, italic): (Word, usize, usize, usize)) -> Word {
     w.bold = bold * 2 > n;
     w.italic = italic * 2 > n;
     w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::font_style;
+
+    #[test]
+    fn weight_from_the_name_before_the_estimate() {
+        // Noto Sans Regular: PDFium's StemV estimate says 625.
+        assert_eq!(font_style("BAAAAA+NotoSans-Regular", 625), (false, false));
+        assert_eq!(font_style("AAAAAA+NotoSans-Bold", 625), (true, false));
+        assert_eq!(font_style("Arial-BoldItalicMT", 400), (true, true));
+        assert_eq!(font_style("CMBX10", 400), (true, false));
+        // No name to go by: a clear estimate decides.
+        assert_eq!(font_style("F1", 700), (true, false));
+        assert_eq!(font_style("F1", 625), (false, false));
+    }
 }

@@ -10,6 +10,7 @@
 //! images, links, scanned-page check and OCR → running headers/footers across pages →
 //! per page: reading order → lines → blocks.
 
+mod aligned;
 mod blocks;
 mod convert;
 mod engine;

@@ -209,7 +209,7 @@ fn hyphenated_line_ends_are_rejoined_and_lists_found() {
 }
 
 #[test]
-fn running_headers_and_footers_do_not_interleave() {
+fn running_headers_footers_and_page_numbers_are_left_out() {
     let pages: Vec<Page> = (1..=3)
         .map(|n| {
             let mut page = Page::default();
@@ -230,26 +230,32 @@ fn running_headers_and_footers_do_not_interleave() {
     let doc = convert(&pdf(&pages, None));
     assert_eq!(doc.parts.len(), 3);
     for (i, part) in doc.parts.iter().enumerate() {
-        let texts: Vec<String> = part
-            .blocks
-            .iter()
-            .map(|b| {
-                quire_plugin_pdf::flatten::part_text(&quire_plugin_api::Part {
-                    blocks: vec![b.clone()],
-                    ..quire_plugin_api::Part::page(1)
-                })
-            })
-            .collect();
+        let text = quire_plugin_pdf::flatten::part_text(part);
         assert_eq!(
-            texts.first().map(String::as_str),
-            Some("ACME Corporation Annual Report")
+            text.trim(),
+            format!(
+                "Body text of page {} which is long enough to be body.",
+                i + 1
+            )
         );
-        assert_eq!(texts.last(), Some(&format!("{}", i + 1)));
-        assert!(part
-            .blocks
-            .iter()
-            .all(|b| !matches!(b, Block::Heading { .. })));
     }
+    // On a one-page document nothing repeats: a small line at the top is still a running
+    // head, and a footer carrying the page's own number beside a name is furniture.
+    let mut page = Page::default();
+    page.texts
+        .push(text(72.0, 760.0, 8.0, "Quarterly Field Notes"));
+    page.texts.extend(body(
+        &["The only page of this document holds its body text here."],
+        72.0,
+        700.0,
+        11.0,
+    ));
+    page.texts.push(text(280.0, 30.0, 11.0, "Acme Ltd | 1"));
+    let doc = convert(&pdf(&[page], None));
+    assert_eq!(
+        quire_plugin_pdf::flatten::part_text(&doc.parts[0]).trim(),
+        "The only page of this document holds its body text here."
+    );
 }
 
 #[test]

@@ -1,0 +1,393 @@
+//! Tables without rules: consecutive lines of a region whose words stand in the same columns.
+//!
+//! A candidate starts at a line with two or more segments (words separated by a gap wider
+//! than about an em) and grows over the following lines as long as white columns still run
+//! through every line of it, top to bottom. A line of one segment joins only when it sits
+//! inside one column (a cell wrapped over two lines); a full-width line of prose closes the
+//! table. The candidate is kept when it has at least three rows and two columns, its cells are
+//! short, every column is used, and its first column is not a column of list markers.
+//!
+//! Rows are lines; a line that leaves cells empty and sits closer to the line above than rows
+//! sit to each other (or leaves the first cell empty) continues the row above.
+
+use crate::geom::median;
+use crate::layout::{Line, Word};
+use quire_plugin_api::{Cell, Inline, Table};
+use std::ops::Range;
+
+/// Words further apart than this many ems are in different cells.
+const CELL_GAP: f32 = 0.9;
+/// A white column through all lines must be this many ems wide to separate table columns.
+const COLUMN_GAP: f32 = 0.6;
+/// Longest run of lines considered as one table.
+const MAX_LINES: usize = 400;
+
+/// Tables found among `lines`, as line ranges with the table each range becomes.
+pub fn find(lines: &[Line]) -> Vec<(Range<usize>, Table)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if segments(&lines[i]).len() < 2 {
+            i += 1;
+            continue;
+        }
+        let end = grow(lines, i);
+        match (end - i >= 3).then(|| build(&lines[i..end])).flatten() {
+            Some(table) => {
+                out.push((i..end, table));
+                i = end;
+            }
+            None => i += 1,
+        }
+    }
+    out
+}
+
+/// Where a candidate that starts at `start` ends (exclusive).
+fn grow(lines: &[Line], start: usize) -> usize {
+    let size = lines[start].size.max(4.0);
+    let mut spans: Vec<(f32, f32)> = word_spans(&lines[start]);
+    let mut end = start + 1;
+    while end < lines.len() && end - start < MAX_LINES {
+        let line = &lines[end];
+        let prev = &lines[end - 1];
+        // A wide vertical space, or a change of font size, ends the table.
+        if line.rect.y0 - prev.rect.y1 > 2.0 * size || (line.size - size).abs() > 0.25 * size {
+            break;
+        }
+        let before = column_gaps(&spans, size).len();
+        let mut with = spans.clone();
+        with.extend(word_spans(line));
+        let after = column_gaps(&with, size).len();
+        let multi = segments(line).len() >= 2;
+        // Multi-segment lines may merge columns (a spanning cell); a one-segment line must sit
+        // inside one column.
+        let keeps = if multi {
+            after >= 1
+        } else {
+            after == before && after >= 1
+        };
+        if !keeps {
+            break;
+        }
+        spans = with;
+        end += 1;
+    }
+    // A trailing one-segment line is a table's last wrapped cell only when it is short.
+    end
+}
+
+/// Builds the table for a candidate, or rejects it.
+fn build(lines: &[Line]) -> Option<Table> {
+    let size = median(lines.iter().map(|l| l.size)).max(4.0);
+    let spans: Vec<(f32, f32)> = lines.iter().flat_map(word_spans).collect();
+    let gaps = column_gaps(&spans, size);
+    if gaps.is_empty() {
+        return None;
+    }
+    let cols = gaps.len() + 1;
+    let bounds: Vec<f32> = gaps.iter().map(|(a, b)| (a + b) / 2.0).collect();
+    let column = |w: &Word| {
+        let cx = (w.rect.x0 + w.rect.x1) / 2.0;
+        bounds.iter().filter(|b| cx > **b).count()
+    };
+    // Raw rows: one per line.
+    let mut raw: Vec<(f32, Vec<Vec<&Word>>)> = Vec::new();
+    for line in lines {
+        let mut cells: Vec<Vec<&Word>> = vec![Vec::new(); cols];
+        for w in &line.words {
+            cells[column(w)].push(w);
+        }
+        raw.push((line.baseline, cells));
+    }
+    let filled = |cells: &[Vec<&Word>]| cells.iter().filter(|c| !c.is_empty()).count();
+    let multi_lines = raw.iter().filter(|(_, c)| filled(c) >= 2).count();
+    if multi_lines < 2 {
+        return None;
+    }
+    // The usual distance between rows, from lines that fill every column.
+    let row_pitch = median(
+        raw.windows(2)
+            .filter(|w| filled(&w[1].1) == cols)
+            .map(|w| w[1].0 - w[0].0)
+            .filter(|d| *d > 0.0),
+    );
+    let mut rows: Vec<Vec<Vec<&Word>>> = Vec::new();
+    let mut prev_base = f32::NEG_INFINITY;
+    for (base, cells) in raw {
+        let n = filled(&cells);
+        let pitch = base - prev_base;
+        prev_base = base;
+        let continues = !rows.is_empty()
+            && n < cols
+            && (cells[0].is_empty() || (row_pitch > 0.0 && pitch < 0.85 * row_pitch));
+        if continues {
+            let last = rows.last_mut().expect("rows is not empty");
+            for (c, words) in cells.into_iter().enumerate() {
+                last[c].extend(words);
+            }
+        } else {
+            rows.push(cells);
+        }
+    }
+    if rows.len() < 3 {
+        return None;
+    }
+    // Every column is used; cells are short (prose is not a table).
+    for c in 0..cols {
+        let used = rows.iter().filter(|r| !r[c].is_empty()).count();
+        if used * 10 < rows.len() * 3 {
+            return None;
+        }
+    }
+    let cells_n: usize = rows.iter().map(|r| filled(r)).sum();
+    let words_n: usize = rows.iter().flatten().map(Vec::len).sum();
+    if words_n > cells_n * 8 {
+        return None;
+    }
+    // A column of bullets or numbers followed by text is a list.
+    let markers = rows
+        .iter()
+        .filter(|r| r[0].len() == 1 && is_marker(&r[0][0].text))
+        .count();
+    if markers * 2 >= rows.len() {
+        return None;
+    }
+    let header_rows = 1;
+    let rows = rows
+        .into_iter()
+        .map(|r| {
+            r.into_iter()
+                .map(|words| Cell::new(cell_text(&words)))
+                .collect()
+        })
+        .collect();
+    Some(Table { header_rows, rows })
+}
+
+fn is_marker(s: &str) -> bool {
+    let body = s.trim_end_matches(['.', ')']).trim_start_matches('(');
+    s.chars().count() == 1 && !s.chars().all(char::is_alphanumeric)
+        || (!body.is_empty()
+            && body.len() <= 3
+            && body.chars().all(|c| c.is_ascii_digit())
+            && body != s)
+}
+
+/// A cell's text: its words in line order, a hyphen at a line end rejoined.
+fn cell_text(words: &[&Word]) -> Vec<Inline> {
+    let mut text = String::new();
+    let mut prev: Option<&Word> = None;
+    for w in words {
+        if let Some(p) = prev {
+            let new_line = w.rect.y0 > p.rect.y1 - 0.3 * p.rect.height();
+            if new_line && text.ends_with('-') && w.text.starts_with(char::is_lowercase) {
+                text.pop();
+            } else if new_line || w.space_before {
+                text.push(' ');
+            }
+        }
+        text.push_str(&w.text);
+        prev = Some(w);
+    }
+    if text.is_empty() {
+        Vec::new()
+    } else {
+        vec![Inline::plain(text)]
+    }
+}
+
+/// A line's segments: runs of words with no gap wider than [`CELL_GAP`] ems between them.
+fn segments(line: &Line) -> Vec<(f32, f32)> {
+    let size = line.size.max(4.0);
+    let mut out: Vec<(f32, f32)> = Vec::new();
+    for w in &line.words {
+        match out.last_mut() {
+            Some((_, end)) if w.rect.x0 - *end <= CELL_GAP * size => *end = end.max(w.rect.x1),
+            _ => out.push((w.rect.x0, w.rect.x1)),
+        }
+    }
+    out
+}
+
+fn word_spans(line: &Line) -> Vec<(f32, f32)> {
+    line.words.iter().map(|w| (w.rect.x0, w.rect.x1)).collect()
+}
+
+/// White vertical columns at least [`COLUMN_GAP`] ems wide through a set of word spans.
+fn column_gaps(spans: &[(f32, f32)], size: f32) -> Vec<(f32, f32)> {
+    let mut v = spans.to_vec();
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut out = Vec::new();
+    let Some(&(_, mut end)) = v.first() else {
+        return out;
+    };
+    for (a, b) in v.into_iter().skip(1) {
+        if a - end >= COLUMN_GAP * size {
+            out.push((end, a));
+        }
+        end = end.max(b);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geom::Rect;
+
+    /// A line of cells: each `(x, text)` is one cell starting at `x`, words 5 pt per char.
+    fn line(y: f32, cells: &[(f32, &str)]) -> Line {
+        let mut words = Vec::new();
+        for (x, text) in cells {
+            let mut x = *x;
+            for (k, t) in text.split_whitespace().enumerate() {
+                let w = t.chars().count() as f32 * 5.0;
+                words.push(Word {
+                    text: t.to_string(),
+                    rect: Rect::new(x, y, x + w, y + 10.0),
+                    size: 10.0,
+                    bold: false,
+                    italic: false,
+                    space_before: k > 0 || !words.is_empty(),
+                });
+                x += w + 2.5;
+            }
+        }
+        let rect = words
+            .iter()
+            .skip(1)
+            .fold(words[0].rect, |r: Rect, w: &Word| r.union(&w.rect));
+        Line {
+            words,
+            rect,
+            baseline: y + 8.0,
+            size: 10.0,
+            bold: false,
+            italic: false,
+        }
+    }
+
+    fn texts(t: &Table) -> Vec<Vec<String>> {
+        t.rows
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .map(|c| match c.content.first() {
+                        Some(Inline::Text { text, .. }) => text.clone(),
+                        _ => String::new(),
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn aligned_columns_are_a_table() {
+        let lines = vec![
+            line(
+                0.0,
+                &[(
+                    0.0,
+                    "A long paragraph line that runs across the whole width of the column here",
+                )],
+            ),
+            line(20.0, &[(0.0, "Region"), (120.0, "Units"), (200.0, "Share")]),
+            line(
+                34.0,
+                &[(0.0, "North east"), (120.0, "1,204"), (200.0, "12.5")],
+            ),
+            line(48.0, &[(0.0, "South"), (120.0, "88"), (200.0, "3.0")]),
+            line(
+                62.0,
+                &[(0.0, "West coast"), (120.0, "9,310"), (200.0, "84.5")],
+            ),
+            line(
+                82.0,
+                &[(
+                    0.0,
+                    "Another paragraph line that runs across the whole width of the column",
+                )],
+            ),
+        ];
+        let found = find(&lines);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].0, 1..5);
+        assert_eq!(
+            texts(&found[0].1),
+            vec![
+                vec!["Region", "Units", "Share"],
+                vec!["North east", "1,204", "12.5"],
+                vec!["South", "88", "3.0"],
+                vec!["West coast", "9,310", "84.5"],
+            ]
+        );
+    }
+
+    #[test]
+    fn a_wrapped_cell_continues_its_row() {
+        // Rows 18 pt apart; the wrapped second line of a cell 12 pt below its first.
+        let lines = vec![
+            line(0.0, &[(0.0, "Name"), (120.0, "Value"), (200.0, "Note")]),
+            line(18.0, &[(0.0, "Alpha"), (120.0, "1"), (200.0, "first")]),
+            line(
+                36.0,
+                &[(0.0, "Beta gamma"), (120.0, "2"), (200.0, "second")],
+            ),
+            line(48.0, &[(0.0, "delta")]),
+            line(66.0, &[(0.0, "Epsilon"), (120.0, "3"), (200.0, "third")]),
+            line(78.0, &[(200.0, "and more")]),
+        ];
+        let found = find(&lines);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            texts(&found[0].1),
+            vec![
+                vec!["Name", "Value", "Note"],
+                vec!["Alpha", "1", "first"],
+                vec!["Beta gamma delta", "2", "second"],
+                vec!["Epsilon", "3", "third and more"],
+            ]
+        );
+    }
+
+    #[test]
+    fn lists_and_prose_are_not_tables() {
+        let list = vec![
+            line(0.0, &[(0.0, "•"), (20.0, "first item of the list")]),
+            line(14.0, &[(0.0, "•"), (20.0, "second item of the list")]),
+            line(28.0, &[(0.0, "•"), (20.0, "third item")]),
+        ];
+        assert!(find(&list).is_empty());
+        let numbered = vec![
+            line(0.0, &[(0.0, "1."), (20.0, "first item of the list")]),
+            line(14.0, &[(0.0, "2."), (20.0, "second item of the list")]),
+            line(28.0, &[(0.0, "3."), (20.0, "third item")]),
+        ];
+        assert!(find(&numbered).is_empty());
+        let prose = vec![
+            line(
+                0.0,
+                &[(
+                    0.0,
+                    "Plain text lines of a paragraph that is set in one column",
+                )],
+            ),
+            line(
+                14.0,
+                &[(
+                    0.0,
+                    "with no gaps wider than a word space between any words",
+                )],
+            ),
+            line(
+                28.0,
+                &[(
+                    0.0,
+                    "so no column of white runs through them anywhere at all",
+                )],
+            ),
+        ];
+        assert!(find(&prose).is_empty());
+    }
+}
