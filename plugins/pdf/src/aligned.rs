@@ -118,9 +118,14 @@ fn build(lines: &[Line]) -> Option<Table> {
         let n = filled(&cells);
         let pitch = base - prev_base;
         prev_base = base;
+        // A wrapped cell's next line starts in lower case more often than not.
+        let lower = cells
+            .iter()
+            .filter_map(|c| c.first())
+            .all(|w| w.text.starts_with(char::is_lowercase));
         let continues = !rows.is_empty()
             && n < cols
-            && (cells[0].is_empty() || (row_pitch > 0.0 && pitch < 0.85 * row_pitch));
+            && (cells[0].is_empty() || lower || (row_pitch > 0.0 && pitch < 0.85 * row_pitch));
         if continues {
             let last = rows.last_mut().expect("rows is not empty");
             for (c, words) in cells.into_iter().enumerate() {
@@ -145,6 +150,29 @@ fn build(lines: &[Line]) -> Option<Table> {
     if words_n > cells_n * 8 {
         return None;
     }
+    // Columns of prose set side by side (lines of several words that fill their column) are
+    // text, not a table; one such column beside short cells is a table with a text column.
+    let prose_columns = (0..cols)
+        .filter(|&c| {
+            let cells: Vec<(usize, f32)> = lines
+                .iter()
+                .filter_map(|l| {
+                    let ws: Vec<&Word> = l.words.iter().filter(|w| column(w) == c).collect();
+                    let right = ws.iter().map(|w| w.rect.x1).reduce(f32::max)?;
+                    Some((ws.len(), right))
+                })
+                .collect();
+            let Some(edge) = cells.iter().map(|c| c.1).reduce(f32::max) else {
+                return false;
+            };
+            let words: usize = cells.iter().map(|c| c.0).sum();
+            let full = cells.iter().filter(|c| c.1 >= edge - 2.0 * size).count();
+            words as f32 >= 3.0 * cells.len() as f32 && full * 2 >= cells.len()
+        })
+        .count();
+    if prose_columns >= 2 {
+        return None;
+    }
     // A column of bullets or numbers followed by text is a list.
     let markers = rows
         .iter()
@@ -165,13 +193,15 @@ fn build(lines: &[Line]) -> Option<Table> {
     Some(Table { header_rows, rows })
 }
 
+/// A list marker: a bullet glyph, or a number or letter with or without its delimiter
+/// ("3", "3.", "(c)", "iv)").
 fn is_marker(s: &str) -> bool {
     let body = s.trim_end_matches(['.', ')']).trim_start_matches('(');
     s.chars().count() == 1 && !s.chars().all(char::is_alphanumeric)
         || (!body.is_empty()
             && body.len() <= 3
-            && body.chars().all(|c| c.is_ascii_digit())
-            && body != s)
+            && (body.chars().all(|c| c.is_ascii_digit())
+                || (body != s && body.chars().all(|c| c.is_ascii_lowercase()))))
 }
 
 /// A cell's text: its words in line order, a hyphen at a line end rejoined.

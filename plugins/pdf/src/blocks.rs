@@ -97,6 +97,23 @@ enum Delimiter {
     Period,
     Paren,
     Parens,
+    /// A number alone, set apart from its text by a wide gap (a hanging list label).
+    Bare,
+}
+
+/// How many lines below a numbered line its successor may be (items of several lines).
+const LOOKAHEAD: usize = 16;
+/// A gap this many ems wide after a list label is a hanging indent: the line is an item.
+const HANGING_GAP: f32 = 0.7;
+/// A bare number is a label only with a gap this many ems wide after it.
+const BARE_GAP: f32 = 1.0;
+
+/// The gap after a line's first word, in ems.
+fn marker_gap(line: &Line) -> f32 {
+    match (line.words.first(), line.words.get(1)) {
+        (Some(a), Some(b)) => (b.rect.x0 - a.rect.x1) / a.size.max(b.size).max(1.0),
+        _ => 0.0,
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,17 +236,26 @@ impl Geometry {
 
 /// Splits consecutive lines into paragraphs and list items.
 fn segment(lines: Vec<Line>, geo: &Geometry, style: &DocStyle, paras: &mut Vec<Para>) {
-    for line in lines {
-        let marker = list_marker(&line);
-        // A number starts an item only as the first of a sequence or the next in one, so a
-        // line that happens to begin with "(212)" or "2019." stays running text.
+    let markers: Vec<Option<Marker>> = lines.iter().map(list_marker).collect();
+    for (index, line) in lines.into_iter().enumerate() {
+        let marker = markers[index];
+        // A number starts an item only as the first of a sequence, the next in one, the one
+        // before the next a few lines down (a list that continues the numbering of an earlier
+        // one), or when a wide gap sets the text apart from it as a list does; so a line that
+        // happens to begin with "(212)" or "2019." stays running text.
         let enumerator = marker.and_then(|m| match m {
             Marker::Bullet => None,
             Marker::Number(e) => {
                 let follows = paras.last().and_then(|p| p.enumerator).is_some_and(|prev| {
                     prev.delimiter == e.delimiter && prev.number + 1 == e.number
                 });
-                (e.number <= 1 || follows).then_some(e)
+                let next_below = markers[index + 1..]
+                    .iter()
+                    .take(LOOKAHEAD)
+                    .any(|m| matches!(m, Some(Marker::Number(n)) if n.delimiter == e.delimiter && n.number == e.number + 1));
+                let hanging = marker_gap(&line) >= HANGING_GAP;
+                let bare_ok = e.delimiter != Delimiter::Bare || marker_gap(&line) >= BARE_GAP;
+                (bare_ok && (e.number <= 1 || follows || next_below || hanging)).then_some(e)
             }
         });
         // "2. Methods" set larger or bold on a line of its own is a numbered section title,
@@ -252,10 +278,12 @@ fn segment(lines: Vec<Line>, geo: &Geometry, style: &DocStyle, paras: &mut Vec<P
                     ordered: false,
                     number: 1,
                 },
-                (_, Some(e)) if e.delimiter == Delimiter::Period => Kind::Item {
-                    ordered: true,
-                    number: e.number,
-                },
+                (_, Some(e)) if matches!(e.delimiter, Delimiter::Period | Delimiter::Bare) => {
+                    Kind::Item {
+                        ordered: true,
+                        number: e.number,
+                    }
+                }
                 _ => Kind::Text,
             };
             paras.push(Para {
@@ -367,7 +395,7 @@ fn list_marker(line: &Line) -> Option<Marker> {
     } else if let Some(b) = first.strip_suffix(')') {
         (b, Delimiter::Paren)
     } else {
-        return None;
+        (first, Delimiter::Bare)
     };
     if !body.is_empty() && body.len() <= 3 && body.chars().all(|c| c.is_ascii_digit()) {
         let number = body.parse().ok()?;

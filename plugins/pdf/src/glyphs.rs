@@ -225,10 +225,55 @@ pub fn orient(glyphs: Vec<Glyph>, width: f32, height: f32) -> Oriented {
             aside[usize::from(dir)].push(g);
         }
     }
+    forward_order(&mut body);
+    for a in &mut aside {
+        forward_order(a);
+    }
     Oriented {
         body,
         aside: aside.into_iter().filter(|a| !a.is_empty()).collect(),
         turns,
+    }
+}
+
+/// Puts back in writing order the lines PDFium reports last character first (it does for
+/// some pages turned upside down by `/Rotate`): a stretch of left-to-right characters on one
+/// baseline that mostly steps leftwards is reversed.
+fn forward_order(glyphs: &mut [Glyph]) {
+    let mut start = 0;
+    while start < glyphs.len() {
+        let mut end = start + 1;
+        while end < glyphs.len() {
+            let (a, b) = (&glyphs[end - 1], &glyphs[end]);
+            if (a.baseline - b.baseline).abs() > 0.3 * a.size.max(b.size) {
+                break;
+            }
+            end += 1;
+        }
+        let line = &mut glyphs[start..end];
+        let rtl = line.iter().filter(|g| g.rtl).count();
+        let (mut forward, mut backward) = (0usize, 0usize);
+        for pair in line.windows(2) {
+            let step = (pair[1].rect.x0 + pair[1].rect.x1) - (pair[0].rect.x0 + pair[0].rect.x1);
+            if step > 0.0 {
+                forward += 1;
+            } else if step < 0.0 {
+                backward += 1;
+            }
+        }
+        if line.len() >= 2 && rtl * 2 < line.len() && backward > 2 * forward {
+            // The spaces PDFium generates for such a line fall between the wrong characters:
+            // word breaks come from the gaps between the boxes instead.
+            // Reversed, then ordered by position: the halves of a ligature PDFium reports
+            // forwards inside the backward line fall into place too.
+            let first_space = line[0].space_before;
+            line.reverse();
+            line.sort_by(|a, b| (a.rect.x0 + a.rect.x1).total_cmp(&(b.rect.x0 + b.rect.x1)));
+            for (i, g) in line.iter_mut().enumerate() {
+                g.space_before = i == 0 && first_space;
+            }
+        }
+        start = end;
     }
 }
 
@@ -440,7 +485,54 @@ fn finish_word((mut w, n, bold, italic): (Word, usize, usize, usize)) -> Word {
 
 #[cfg(test)]
 mod tests {
-    use super::font_style;
+    use super::*;
+
+    fn glyph(c: char, x: f32, space_before: bool) -> Glyph {
+        Glyph {
+            text: GlyphText::Char(c),
+            rect: Rect::new(x, 0.0, x + 5.0, 10.0),
+            baseline: 8.0,
+            size: 10.0,
+            bold: false,
+            italic: false,
+            space_before,
+            rtl: false,
+            dir: 0,
+            origin_x: x,
+        }
+    }
+
+    #[test]
+    fn a_line_reported_backwards_is_read_forwards() {
+        // "abcd" reported as d, c, (a misplaced space) b, a: the words split later by gaps.
+        let mut line = vec![
+            glyph('d', 20.0, true),
+            glyph('c', 15.0, false),
+            glyph('b', 5.0, true),
+            glyph('a', 0.0, false),
+        ];
+        forward_order(&mut line);
+        let text: String = line
+            .iter()
+            .map(|g| {
+                let mut s = String::new();
+                if g.space_before {
+                    s.push(' ');
+                }
+                g.text.push_to(&mut s);
+                s
+            })
+            .collect();
+        assert_eq!(text, " abcd");
+        // Forwards already: unchanged.
+        let mut line = vec![
+            glyph('a', 0.0, false),
+            glyph('b', 5.0, false),
+            glyph('c', 10.0, false),
+        ];
+        forward_order(&mut line);
+        assert_eq!(line[0].text, GlyphText::Char('a'));
+    }
 
     #[test]
     fn weight_from_the_name_before_the_estimate() {

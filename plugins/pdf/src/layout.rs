@@ -207,9 +207,11 @@ fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
     let stats = |side: &[Item]| {
         let mut baselines: Vec<f32> = Vec::new();
         let mut chars = 0usize;
+        let mut words = 0usize;
         for i in side {
             if let Item::Run(r) = i {
                 chars += r.chars;
+                words += r.words.len();
                 if !baselines
                     .iter()
                     .any(|b| (b - r.baseline).abs() < 0.3 * size)
@@ -218,10 +220,10 @@ fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
                 }
             }
         }
-        (baselines, chars)
+        (baselines, chars, words)
     };
-    let (lb, lc) = stats(left);
-    let (rb, rc) = stats(right);
+    let (lb, lc, lw) = stats(left);
+    let (rb, rc, rw) = stats(right);
     if lb.is_empty() || rb.is_empty() {
         // An image beside text.
         return true;
@@ -243,8 +245,13 @@ fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
         // unless one side is a handful of short labels.
         return lb.len() >= 2 && rb.len() >= 2 || l_per_line.min(r_per_line) >= 20.0;
     }
-    // Same baselines on both sides: prose columns have long lines, tables short cells.
-    l_per_line.min(r_per_line) >= 28.0 && lb.len().min(rb.len()) >= 3
+    // Same baselines on both sides: prose columns have long lines, tables short cells. Narrow
+    // columns of prose (three to a page) have lines of few characters but still of several
+    // words, where table cells hold one to three.
+    let words_per_line = (lw as f32 / lb.len() as f32).min(rw as f32 / rb.len() as f32);
+    lb.len().min(rb.len()) >= 3
+        && (l_per_line.min(r_per_line) >= 28.0
+            || (l_per_line.min(r_per_line) >= 16.0 && words_per_line >= 3.5))
 }
 
 /// Groups a leaf's runs into lines (by vertical overlap) and words; images stay as entries.

@@ -25,7 +25,7 @@ class Words:
 
     def _word(self) -> str:
         r = self.rng
-        n = r.choice([1, 1, 2, 2, 2, 3, 3, 4])
+        n = r.choice([1, 1, 1, 2, 2, 2, 3])
         return "".join(r.choice(ONSETS) + r.choice(NUCLEI) + r.choice(CODAS) for _ in range(n))
 
     def word(self) -> str:

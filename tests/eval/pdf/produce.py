@@ -36,6 +36,7 @@ def chromium_html(doc: dict, rng: random.Random) -> tuple[str, dict]:
     h3 {{ font-size: {h_sizes[3]}em; font-weight: bold; {'font-style: italic;' if weight_only else ''} }}
     p {{ margin: 0 0 {rng.choice([0.4, 0.6, 0.8, 1.0])}em 0; {'text-indent: 1.5em;' if rng.random() < 0.2 else ''} text-align: {rng.choice(['left', 'justify'])}; }}
     table {{ border-collapse: collapse; margin: 0.5em 0 0.8em 0; font-size: 0.92em; break-inside: avoid; }}
+    table.wide {{ column-span: all; }}
     td, th {{ padding: 2pt 8pt; text-align: left; vertical-align: top; }}
     table.full td, table.full th {{ border: 0.75pt solid #333; }}
     table.partial {{ border-top: 1pt solid #000; border-bottom: 1pt solid #000; }}
@@ -73,7 +74,9 @@ def chromium_html(doc: dict, rng: random.Random) -> tuple[str, dict]:
             parts.append("".join(out))
         elif k == "table":
             rows = b["rows"]
-            t = [f"<table class={b['rules']}>"]
+            # In columns, a table of more than three columns spans the page, as such tables do.
+            wide = " wide" if columns > 1 and len(rows[0]) > 3 else ""
+            t = [f"<table class='{b['rules']}{wide}'>"]
             t.append("<tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in rows[0]) + "</tr>")
             for r in rows[1:]:
                 t.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>")
@@ -319,7 +322,7 @@ def reportlab_pdf(doc: dict, rng: random.Random, path: str) -> dict:
             elif k == "table":
                 data = [[Paragraph(("<b>%s</b>" if i == 0 else "%s") % html.escape(c), body) for c in r]
                         for i, r in enumerate(b["rows"])]
-                t = Table(data, hAlign="LEFT")
+                t = Table(data, hAlign="LEFT", colWidths=[fw / len(b["rows"][0])] * len(b["rows"][0]))
                 cmds = [("FONTNAME", (0, 0), (-1, 0), bold), ("VALIGN", (0, 0), (-1, -1), "TOP")]
                 if b["rules"] == "full":
                     cmds.append(("GRID", (0, 0), (-1, -1), 0.6, colors.black))
