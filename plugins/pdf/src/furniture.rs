@@ -64,7 +64,27 @@ pub fn detect(pages: &[PageItems<'_>], body_size: f32) -> Vec<(Vec<usize>, Vec<u
                 };
                 let text = run.text();
                 let words = text.split_whitespace().count();
-                let small_head = is_top && run.size < 0.92 * body_size && words <= 12;
+                // Above the body and apart from it: set smaller than the body, or at most at
+                // body size, plain, short and followed by a gap of more than a blank line.
+                let gap_below = page
+                    .items
+                    .iter()
+                    .filter_map(|other| match other {
+                        Item::Run(o) if o.rect.y0 >= run.rect.y1 - 0.1 => {
+                            Some(o.rect.y0 - run.rect.y1)
+                        }
+                        _ => None,
+                    })
+                    .reduce(f32::min)
+                    .unwrap_or(0.0);
+                let plain = run.words.iter().all(|w| !w.bold);
+                let small_head = is_top
+                    && words <= 12
+                    && (run.size < 0.92 * body_size
+                        || (run.size <= 1.02 * body_size
+                            && plain
+                            && words <= 10
+                            && gap_below >= 1.5 * run.size));
                 if repeats
                     || is_page_number(&key)
                     || (words <= 8
@@ -79,14 +99,19 @@ pub fn detect(pages: &[PageItems<'_>], body_size: f32) -> Vec<(Vec<usize>, Vec<u
                     }
                 }
             }
-            // A page whose only text is in its bands (the same short note on every page)
+            // A page whose text is mostly in its bands (the same short note on every page)
             // has no body for these lines to be furniture around.
-            let runs = page
-                .items
-                .iter()
-                .filter(|i| matches!(i, Item::Run(_)))
-                .count();
-            if top.len() + bottom.len() >= runs {
+            let (mut band_chars, mut body_chars) = (0usize, 0usize);
+            for (i, item) in page.items.iter().enumerate() {
+                if let Item::Run(run) = item {
+                    if top.contains(&i) || bottom.contains(&i) {
+                        band_chars += run.chars;
+                    } else {
+                        body_chars += run.chars;
+                    }
+                }
+            }
+            if band_chars >= body_chars {
                 return (Vec::new(), Vec::new());
             }
             (top, bottom)

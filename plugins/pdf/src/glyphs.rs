@@ -237,7 +237,8 @@ pub fn orient(glyphs: Vec<Glyph>, width: f32, height: f32) -> Oriented {
 }
 
 /// Puts back in writing order the lines PDFium reports last character first (it does for
-/// some pages turned upside down by `/Rotate`): a stretch of left-to-right characters on one
+/// some pages turned upside down by `/Rotate`): a stretch of left-to-right characters (no
+/// right-to-left letter among them) on one
 /// baseline that mostly steps leftwards is reversed.
 fn forward_order(glyphs: &mut [Glyph]) {
     let mut start = 0;
@@ -261,7 +262,7 @@ fn forward_order(glyphs: &mut [Glyph]) {
                 backward += 1;
             }
         }
-        if line.len() >= 2 && rtl * 2 < line.len() && backward > 2 * forward {
+        if rtl == 0 && backward >= 3 && backward > 2 * forward {
             // The spaces PDFium generates for such a line fall between the wrong characters:
             // word breaks come from the gaps between the boxes instead.
             // Reversed, then ordered by position: the halves of a ligature PDFium reports

@@ -194,9 +194,21 @@ def libreoffice_docx(doc: dict, rng: random.Random, path: str) -> dict:
         elif k == "table":
             rows = b["rows"]
             style = {"full": "Table Grid", "partial": "Light Shading", "none": None}[b["rules"]]
+            if columns > 1:
+                # A table in a column fits the column, as an author would make it.
+                rows = [r[:3] for r in rows]
+                b["rows"] = rows
             t = d.add_table(rows=len(rows), cols=len(rows[0]))
             if style:
                 t.style = d.styles[style]
+            if columns > 1:
+                t.autofit = False
+                col_w = (sec.page_width - sec.left_margin - sec.right_margin - Cm(1)) / columns
+                for col in t.columns:
+                    col.width = int(col_w / len(rows[0]))
+                for row in t.rows:
+                    for cell in row.cells:
+                        cell.width = int(col_w / len(rows[0]))
             for i, r in enumerate(rows):
                 for j, c in enumerate(r):
                     cell = t.cell(i, j)
