@@ -89,6 +89,18 @@ impl Inlines {
         self.line_started = false;
     }
 
+    /// Runs built in another [`Inlines`] (a nested table's cell) on the current line, their
+    /// line breaks (the rows of a table nested deeper still) as `; `.
+    pub fn extend_on_line(&mut self, runs: Vec<Inline>) {
+        for run in runs {
+            match run {
+                Inline::Text { text, style } => self.text(&text, style),
+                Inline::Break => self.text("; ", Style::PLAIN),
+                other => self.atom(other),
+            }
+        }
+    }
+
     pub fn mark(&mut self) -> Mark {
         let mark = Mark {
             index: self.items.len(),

@@ -1,5 +1,5 @@
 use super::*;
-use quire_plugin_api::{Block, Inline, Input, List, Style};
+use quire_plugin_api::{Block, Inline, Input, List, Style, Table};
 
 fn convert_bytes(bytes: &[u8]) -> Document {
     let input = Input {
@@ -125,6 +125,132 @@ fn tables_with_headers_and_spans() {
     assert_eq!(t2.header_rows, 1);
     assert_eq!(b[3], Block::heading(2, "Layout"));
     assert_eq!(b[4], Block::text("only"));
+}
+
+/// The text of a cell as one string, line breaks as `\n`.
+fn cell_text(cell: &quire_plugin_api::Cell) -> String {
+    cell.content
+        .iter()
+        .map(|i| match i {
+            Inline::Break => "\n".to_owned(),
+            other => walk::plain_text(std::slice::from_ref(other)),
+        })
+        .collect()
+}
+
+#[test]
+fn nested_table_in_a_data_cell_is_flattened_into_its_cell() {
+    // A 2-column data table; one cell holds a small table (with a link and an empty cell),
+    // another a table that nests one more.
+    let doc = convert(
+        "<p>Before</p><table><tr><th>Name</th><th>Sizes</th></tr>\
+         <tr><td>Shirt</td><td>Sizes: <table><caption>cm</caption><tr><td>S</td><td><b>10</b></td></tr>\
+         <tr><td>M</td><td></td><td><a href='/m'>12</a></td></tr></table>in stock</td></tr>\
+         <tr><td>Hat</td><td>one size<table><tr><td>x</td><td><table><tr><td>1</td><td>2</td></tr>\
+         <tr><td>3</td><td>4</td></tr></table></td></tr></table></td></tr></table><p>After</p>",
+    );
+    let b = blocks(&doc);
+    assert_eq!(b.len(), 3, "{b:?}");
+    assert_eq!(b[0], Block::text("Before"));
+    let Block::Table(t) = &b[1] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(t.header_rows, 1);
+    let texts: Vec<Vec<String>> = t
+        .rows
+        .iter()
+        .map(|r| r.iter().map(cell_text).collect())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            ["Name", "Sizes"],
+            ["Shirt", "Sizes:\ncm\nS | 10\nM | 12\nin stock"],
+            ["Hat", "one size\nx | 1 | 2; 3 | 4"],
+        ]
+    );
+    // Styles and links inside the nested cells survive the flattening.
+    assert!(t.rows[1][1]
+        .content
+        .iter()
+        .any(|i| matches!(i, Inline::Text { text, style } if text == "10" && style.bold)));
+    assert!(t.rows[1][1]
+        .content
+        .iter()
+        .any(|i| matches!(i, Inline::Link { href, .. } if href == "/m")));
+    assert_eq!(b[2], Block::text("After"));
+}
+
+#[test]
+fn layout_wrapper_around_a_data_table_keeps_the_data_table() {
+    // A 1x1 wrapper; a one-row sidebar/content layout; a layout whose cells hold headings and
+    // lists. The wrappers go, their content stays in order, the data tables stay tables, and
+    // a small table inside a data cell is flattened into that cell.
+    let data = "<table><tr><th>Item</th><th>Price</th></tr><tr><td>Tea</td><td>2</td></tr>\
+                <tr><td>Cake</td><td><table><tr><td>slice</td><td>3</td></tr><tr><td>whole</td><td>20</td></tr></table></td></tr></table>";
+    let wrappers = [
+        format!("<table width=100%><tr><td><p>Intro</p>{data}<p>After</p></td></tr></table>"),
+        format!("<table><tr><td>Intro</td><td>{data}</td><td>After</td></tr></table>"),
+        format!(
+            "<table><tr><td><h2>Intro</h2></td><td>{data}</td></tr>\
+             <tr><td><ul><li>After</li></ul></td><td></td></tr></table>"
+        ),
+    ];
+    for html in wrappers {
+        let doc = convert(&html);
+        let b = blocks(&doc);
+        let tables: Vec<&Table> = b
+            .iter()
+            .filter_map(|b| match b {
+                Block::Table(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(tables.len(), 1, "{html}: {b:?}");
+        let t = tables[0];
+        assert_eq!(t.header_rows, 1, "{html}");
+        let texts: Vec<Vec<String>> = t
+            .rows
+            .iter()
+            .map(|r| r.iter().map(cell_text).collect())
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                ["Item", "Price"],
+                ["Tea", "2"],
+                ["Cake", "slice | 3\nwhole | 20"]
+            ],
+            "{html}"
+        );
+        let table_at = b.iter().position(|x| matches!(x, Block::Table(_))).unwrap();
+        let before = walk::plain_text(match &b[..table_at] {
+            [Block::Paragraph(p) | Block::Heading { content: p, .. }] => p,
+            other => panic!("{html}: {other:?}"),
+        });
+        assert_eq!(before, "Intro", "{html}");
+        assert!(
+            format!("{:?}", &b[table_at + 1..]).contains("After"),
+            "{html}: {b:?}"
+        );
+    }
+}
+
+#[test]
+fn a_large_nested_table_makes_the_outer_table_layout() {
+    // Flattening twelve rows into one cell would hide a table; the outer table is layout.
+    let rows: String = (1..=12)
+        .map(|i| format!("<tr><td>r{i}</td><td>{i}</td></tr>"))
+        .collect();
+    let html = format!(
+        "<table><tr><td>Logo</td><td>Title</td></tr><tr><td>Menu</td><td><table>{rows}</table></td></tr></table>"
+    );
+    let doc = convert(&html);
+    let b = blocks(&doc);
+    let [Block::Paragraph(_), Block::Paragraph(_), Block::Paragraph(_), Block::Table(t)] = b else {
+        panic!("{b:?}")
+    };
+    assert_eq!(t.rows.len(), 12);
 }
 
 #[test]

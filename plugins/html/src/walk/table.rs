@@ -1,81 +1,123 @@
 //! HTML tables → [`Table`] with header rows and spans, or plain blocks for layout tables.
 //!
-//! A table whose rows hold at most one cell, or that nests another table, is page layout
-//! rather than data (old sites, e-mail, search pages): its cells are walked as ordinary
-//! content. Data-table cells are inline-only (the model's cells hold inlines), so paragraphs,
-//! lists and line breaks inside a cell are joined with spaces.
+//! A table whose rows hold at most one cell is page layout rather than data (old sites,
+//! e-mail, search pages): its cells are walked as ordinary content. So is a table that nests
+//! another table when it has a single row (columns side by side), when its cells hold block
+//! content (headings, lists, quotes, preformatted text, rules), or when one cell nests more
+//! than [`MAX_FLAT_ROWS`] table rows: the nested tables then come out as tables of their own.
+//! Any other nested table is data inside a data cell and is flattened into that cell row by
+//! row, as the DOCX converter does: rows on lines of their own, non-empty cells joined by
+//! ` | `, the rows of a table nested deeper still joined by `; `. Data-table cells are
+//! inline-only (the model's cells hold inlines), so paragraphs, lists and line breaks inside
+//! a cell are joined with spaces.
 
-use super::{Flow, Walker};
-use crate::dom::{Dom, Element, NodeId};
-use quire_plugin_api::{Block, Cell, Result, Table};
+use super::{is_hidden, Flow, Walker};
+use crate::dom::{Dom, Element, NodeData, NodeId};
+use quire_plugin_api::{Block, Cell, Result, Style, Table};
 
 /// The HTML limits on spans (`colspan` ≤ 1000, `rowspan` ≤ 65534).
 const MAX_COLSPAN: u32 = 1000;
 const MAX_ROWSPAN: u32 = 65534;
+
+/// The most nested-table rows one cell may hold and still be flattened into it; more than
+/// this reads as a table of its own that a layout table merely places.
+const MAX_FLAT_ROWS: usize = 10;
 
 struct RowRef {
     id: NodeId,
     head: bool,
 }
 
-impl Walker<'_> {
-    pub(super) fn table(&mut self, id: NodeId, flow: &mut Flow, depth: usize) -> Result<()> {
-        if self.inline_only > 0 {
-            return self.block_children(id, flow, depth);
-        }
-        let dom = self.dom;
-        let mut caption = None;
-        let mut rows = Vec::new();
-        for child in dom.children(id) {
-            let Some(name) = dom.element(child).and_then(Element::html_name) else {
-                continue;
-            };
-            match &**name {
-                "caption" => caption = caption.or(Some(child)),
-                "thead" | "tbody" | "tfoot" => {
-                    let head = &**name == "thead";
-                    for tr in dom.children(child) {
-                        if is_named(dom, tr, "tr") {
-                            rows.push(RowRef { id: tr, head });
-                        }
+/// A table's caption and rows (direct, or in `thead`/`tbody`/`tfoot`).
+fn parts(dom: &Dom, id: NodeId) -> (Option<NodeId>, Vec<RowRef>) {
+    let mut caption = None;
+    let mut rows = Vec::new();
+    for child in dom.children(id) {
+        let Some(name) = dom.element(child).and_then(Element::html_name) else {
+            continue;
+        };
+        match &**name {
+            "caption" => caption = caption.or(Some(child)),
+            "thead" | "tbody" | "tfoot" => {
+                let head = &**name == "thead";
+                for tr in dom.children(child) {
+                    if is_named(dom, tr, "tr") {
+                        rows.push(RowRef { id: tr, head });
                     }
                 }
-                "tr" => rows.push(RowRef {
-                    id: child,
-                    head: false,
-                }),
-                _ => {}
+            }
+            "tr" => rows.push(RowRef {
+                id: child,
+                head: false,
+            }),
+            _ => {}
+        }
+    }
+    (caption, rows)
+}
+
+fn cells_of(dom: &Dom, tr: NodeId) -> Vec<NodeId> {
+    dom.children(tr)
+        .filter(|&c| is_named(dom, c, "td") || is_named(dom, c, "th"))
+        .collect()
+}
+
+/// Whether a table of several columns is layout because of what its cells nest (see the
+/// module documentation). Hidden subtrees are not looked into.
+fn nests_layout(dom: &Dom, rows: &[RowRef]) -> bool {
+    let mut nested = false;
+    let mut blocks = false;
+    for row in rows {
+        for cell in cells_of(dom, row.id) {
+            let mut nested_rows = 0;
+            dom.walk_subtree(cell, |_, node| {
+                let NodeData::Element(e) = &node.data else {
+                    return false;
+                };
+                if is_hidden(e) {
+                    return false;
+                }
+                match e.html_name().map(|n| &**n) {
+                    Some("table") => nested = true,
+                    Some("tr") => nested_rows += 1,
+                    Some(
+                        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "ul" | "ol" | "dl" | "menu"
+                        | "dir" | "blockquote" | "pre" | "listing" | "xmp" | "plaintext" | "hr",
+                    ) => blocks = true,
+                    _ => {}
+                }
+                nested_rows <= MAX_FLAT_ROWS
+            });
+            if nested_rows > MAX_FLAT_ROWS {
+                return true;
             }
         }
-        let cells_of = |tr: NodeId| {
-            dom.children(tr)
-                .filter(|&c| is_named(dom, c, "td") || is_named(dom, c, "th"))
-                .collect::<Vec<_>>()
-        };
-        let max_cells = rows.iter().map(|r| cells_of(r.id).len()).max().unwrap_or(0);
-        let nested = rows.iter().any(|r| {
-            cells_of(r.id).into_iter().any(|cell| {
-                let mut found = false;
-                dom.walk_subtree(cell, |_, node| {
-                    if let crate::dom::NodeData::Element(e) = &node.data {
-                        if e.html_name().is_some_and(|n| &**n == "table") {
-                            found = true;
-                        }
-                    }
-                    !found
-                });
-                found
-            })
-        });
+    }
+    nested && (blocks || rows.len() == 1)
+}
+
+impl Walker<'_> {
+    pub(super) fn table(&mut self, id: NodeId, flow: &mut Flow, depth: usize) -> Result<()> {
+        let dom = self.dom;
+        let (caption, rows) = parts(dom, id);
+        if self.inline_only > 0 {
+            return self.flat_table(caption, &rows, flow, depth);
+        }
+        let max_cells = rows
+            .iter()
+            .map(|r| cells_of(dom, r.id).len())
+            .max()
+            .unwrap_or(0);
+        let layout = max_cells <= 1 || nests_layout(dom, &rows);
 
         self.flush(flow);
         if let Some(caption) = caption {
             self.block_children(caption, flow, depth + 1)?;
         }
-        if max_cells <= 1 || nested {
+        if layout {
             // Layout: the cells are simply content, in reading order.
             for row in &rows {
-                for cell in cells_of(row.id) {
+                for cell in cells_of(dom, row.id) {
                     self.block_children(cell, flow, depth + 2)?;
                 }
             }
@@ -88,7 +130,7 @@ impl Walker<'_> {
         for row in &rows {
             let mut cells = Vec::new();
             let mut th_only = true;
-            for cell_id in cells_of(row.id) {
+            for cell_id in cells_of(dom, row.id) {
                 let Some(element) = dom.element(cell_id) else {
                     continue;
                 };
@@ -138,6 +180,45 @@ impl Walker<'_> {
             header_rows,
             rows: table_rows,
         }));
+        Ok(())
+    }
+    /// A table inside inline-only content (a data cell, a heading), flattened row by row:
+    /// the caption and each row on a line of their own, a row's non-empty cells joined by
+    /// ` | `, line breaks inside those cells (deeper tables' rows) as `; `.
+    fn flat_table(
+        &mut self,
+        caption: Option<NodeId>,
+        rows: &[RowRef],
+        flow: &mut Flow,
+        depth: usize,
+    ) -> Result<()> {
+        if let Some(caption) = caption {
+            flow.inlines.line_break();
+            self.children(caption, flow, depth + 1)?;
+        }
+        for row in rows {
+            let mut cells = Vec::new();
+            for cell in cells_of(self.dom, row.id) {
+                let mut inner = Flow::default();
+                self.children(cell, &mut inner, depth + 2)?;
+                let runs = inner.inlines.take();
+                if !runs.is_empty() {
+                    cells.push(runs);
+                }
+            }
+            if cells.is_empty() {
+                continue;
+            }
+            flow.inlines.line_break();
+            for (i, runs) in cells.into_iter().enumerate() {
+                if i > 0 {
+                    flow.inlines.text(" | ", Style::PLAIN);
+                }
+                flow.inlines.extend_on_line(runs);
+            }
+        }
+        // What follows the table in the same cell starts a line of its own.
+        flow.inlines.line_break();
         Ok(())
     }
 }
