@@ -450,18 +450,33 @@ pub struct ImageSummary {
 /// A compact table of plain-text cells: one string buffer, cell end offsets, row starts.
 ///
 /// Rows may have different lengths; [`Grid::columns`] is the widest row. The first row is the
-/// header when the grid is not empty.
+/// header when the grid is not empty. A sheet holding several separate tables has one grid
+/// per table, each knowing where it sits ([`Grid::origin`]).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Grid {
     text: String,
     cell_ends: Vec<usize>,
     row_starts: Vec<usize>,
     columns: usize,
+    origin: Option<(u32, u32)>,
 }
 
 impl Grid {
     pub fn new() -> Grid {
         Grid::default()
+    }
+
+    /// A grid whose first cell is at zero-based (`row`, `column`) of its sheet.
+    pub fn at(row: u32, column: u32) -> Grid {
+        Grid {
+            origin: Some((row, column)),
+            ..Grid::default()
+        }
+    }
+
+    /// Where the first cell sits in the sheet (zero-based row, column), when known.
+    pub fn origin(&self) -> Option<(u32, u32)> {
+        self.origin
     }
 
     /// Appends a row of cells.

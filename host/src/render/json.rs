@@ -242,11 +242,15 @@ fn spreadsheet(doc: &Document, opts: &RenderOptions) -> Value {
         .iter()
         .zip(&names)
         .map(|(part, name)| {
-            let grid = part.blocks.iter().find_map(|b| match b {
-                Block::Grid(g) => Some(g),
-                _ => None,
-            });
-            sheet(name, grid, opts.sample_rows)
+            let grids: Vec<&Grid> = part
+                .blocks
+                .iter()
+                .filter_map(|b| match b {
+                    Block::Grid(g) if !g.is_empty() && g.columns() > 0 => Some(g),
+                    _ => None,
+                })
+                .collect();
+            sheet(name, &grids, opts.sample_rows)
         })
         .collect();
     json!({
@@ -282,31 +286,85 @@ fn header_names(grid: &Grid) -> Vec<String> {
         .collect()
 }
 
-fn sheet(name: &str, grid: Option<&Grid>, sample_rows: usize) -> Value {
-    let Some(grid) = grid.filter(|g| !g.is_empty() && g.columns() > 0) else {
+/// A sheet entry. A sheet may hold several separate tables (one grid each, in reading
+/// order). The contract's fields (`row_count`, `column_count`, `headers`, `has_data`,
+/// `sample_data`) describe one of them: the first with data rows over two or more columns,
+/// so that a title or a stack of heading lines above a table (each a region of its own) does
+/// not stand in for the sheet's data; failing that the first with data rows, else the first.
+/// `rows` holds every table's rows in order, each table beginning with its `header` element,
+/// and `regions` lists the tables with where they sit.
+fn sheet(name: &str, grids: &[&Grid], sample_rows: usize) -> Value {
+    if grids.is_empty() {
         return json!({
             "sheet_name": name, "row_count": 0, "column_count": 0, "headers": [],
-            "has_data": false, "sample_data": [], "rows": [{"type": "empty"}],
+            "has_data": false, "sample_data": [], "rows": [{"type": "empty"}], "regions": [],
         });
-    };
+    }
+    let primary = grids
+        .iter()
+        .position(|g| g.rows() > 1 && g.columns() > 1)
+        .or_else(|| grids.iter().position(|g| g.rows() > 1))
+        .unwrap_or(0);
+    let mut rows = Vec::with_capacity(grids.iter().map(|g| g.rows()).sum());
+    let mut regions = Vec::with_capacity(grids.len());
+    let mut sample = Vec::new();
+    let mut primary_headers = Vec::new();
+    for (i, grid) in grids.iter().enumerate() {
+        let headers = header_names(grid);
+        let wanted = if i == primary { sample_rows } else { 0 };
+        region_rows(grid, &headers, wanted, &mut rows, &mut sample);
+        let mut region = Map::new();
+        if let Some((row, column)) = grid.origin() {
+            region.insert("range".into(), json!(a1_range(row, column, grid)));
+        }
+        region.insert("row_count".into(), json!(grid.rows() - 1));
+        region.insert("column_count".into(), json!(grid.columns()));
+        if i == primary {
+            primary_headers = headers.clone();
+        }
+        region.insert("headers".into(), json!(headers));
+        regions.push(Value::Object(region));
+    }
+    let grid = grids[primary];
+    let row_count = grid.rows() - 1;
+    json!({
+        "sheet_name": name,
+        "row_count": row_count,
+        "column_count": grid.columns(),
+        "headers": primary_headers,
+        "has_data": row_count > 0,
+        "sample_data": sample,
+        "rows": rows,
+        "regions": regions,
+    })
+}
+
+/// One table's `header`, `data` and `empty` elements; its first `sample_rows` non-empty data
+/// rows also go to `sample`.
+fn region_rows(
+    grid: &Grid,
+    headers: &[String],
+    sample_rows: usize,
+    rows: &mut Vec<Value>,
+    sample: &mut Vec<Vec<String>>,
+) {
     let columns = grid.columns();
-    let headers = header_names(grid);
     let padded = |i: usize| -> Vec<String> {
         let mut cells: Vec<String> = grid.row(i).map(str::to_owned).collect();
         cells.resize(columns, String::new());
         cells
     };
-    let mut rows = Vec::with_capacity(grid.rows());
     rows.push(json!({"type": "header", "cells": padded(0)}));
-    let mut sample = Vec::new();
+    let mut sampled = 0;
     for i in 1..grid.rows() {
         let cells = padded(i);
         if cells.iter().all(|c| c.trim().is_empty()) {
             rows.push(json!({"type": "empty", "row_number": i}));
             continue;
         }
-        if sample.len() < sample_rows {
+        if sampled < sample_rows {
             sample.push(cells.clone());
+            sampled += 1;
         }
         let values: Map<String, Value> = headers
             .iter()
@@ -315,16 +373,31 @@ fn sheet(name: &str, grid: Option<&Grid>, sample_rows: usize) -> Value {
             .collect();
         rows.push(json!({"type": "data", "row_number": i, "cells": cells, "values": values}));
     }
-    let row_count = grid.rows() - 1;
-    json!({
-        "sheet_name": name,
-        "row_count": row_count,
-        "column_count": columns,
-        "headers": headers,
-        "has_data": row_count > 0,
-        "sample_data": sample,
-        "rows": rows,
-    })
+}
+
+/// `A1:C5`: the cells a grid covers from its zero-based origin.
+fn a1_range(row: u32, column: u32, grid: &Grid) -> String {
+    let last_row = row as usize + grid.rows();
+    let last_column = column as usize + grid.columns() - 1;
+    format!(
+        "{}{}:{}{}",
+        column_name(column as usize),
+        row + 1,
+        column_name(last_column),
+        last_row
+    )
+}
+
+/// A spreadsheet column's letters: 0 → `A`, 25 → `Z`, 26 → `AA`.
+fn column_name(index: usize) -> String {
+    let mut n = index + 1;
+    let mut letters = Vec::new();
+    while n > 0 {
+        n -= 1;
+        letters.push(b'A' + (n % 26) as u8);
+        n /= 26;
+    }
+    letters.iter().rev().map(|&b| char::from(b)).collect()
 }
 
 struct Section<'a> {
@@ -558,9 +631,88 @@ mod tests {
         assert_eq!(s["sample_data"], json!([["a", "1", "x"], ["b", "2", ""]]));
         assert_eq!(s["rows"][2], json!({"type": "empty", "row_number": 2}));
         assert_eq!(s["rows"][3]["values"]["Column 2"], "2");
+        assert_eq!(
+            s["regions"],
+            json!([{"row_count": 4, "column_count": 3, "headers": ["Name", "Column 2", "Name_2"]}])
+        );
         let e = &v["content"]["sheets"][1];
         assert_eq!(e["has_data"], false);
         assert_eq!(e["rows"], json!([{"type": "empty"}]));
+        assert_eq!(e["regions"], json!([]));
+    }
+
+    #[test]
+    fn a_sheet_of_several_tables_keeps_the_contract_and_lists_its_regions() {
+        let grid = |at: (u32, u32), rows: &[&[&str]]| {
+            let mut g = Grid::at(at.0, at.1);
+            for row in rows {
+                g.push_row(row.iter());
+            }
+            Block::Grid(g)
+        };
+        let mut sheet = Part::sheet(1, "Report");
+        sheet.blocks = vec![
+            grid((0, 0), &[&["Sales report"]]),
+            grid((2, 0), &[&["Unaudited"], &["In thousands"]]),
+            grid(
+                (5, 0),
+                &[
+                    &["Region", "Q1", "Q2", "", "Total"],
+                    &[],
+                    &["North", "10", "12", "", "22"],
+                    &["South", "7", "9", "", "16"],
+                    &["West", "1", "2", "", "3"],
+                ],
+            ),
+            grid((12, 27), &[&["Cost", "Amount"], &["Rent", "5"]]),
+            Block::text("Chart: Sales"),
+        ];
+        let mut doc = Document::new(DocumentKind::Spreadsheet, "Excel Workbook");
+        doc.parts.push(sheet);
+        let v = render(&doc);
+        let s = &v["content"]["sheets"][0];
+        // The contract's fields: the first table with data, not the title lines above it.
+        assert_eq!(
+            s["headers"],
+            json!(["Region", "Q1", "Q2", "Column 4", "Total"])
+        );
+        assert_eq!(s["row_count"], 4);
+        assert_eq!(s["column_count"], 5);
+        assert_eq!(s["has_data"], true);
+        assert_eq!(
+            s["sample_data"],
+            json!([
+                ["North", "10", "12", "", "22"],
+                ["South", "7", "9", "", "16"]
+            ])
+        );
+        let ranges: Vec<&str> = s["regions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["range"].as_str().unwrap())
+            .collect();
+        assert_eq!(ranges, ["A1:A1", "A3:A4", "A6:E10", "AB13:AC14"]);
+        assert_eq!(s["regions"][3]["headers"], json!(["Cost", "Amount"]));
+        assert_eq!(s["regions"][0]["row_count"], 0);
+        assert_eq!(s["regions"][1]["row_count"], 1);
+        // Every table's rows, each beginning with its header.
+        let kinds: Vec<&str> = s["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["type"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "header", "header", "data", "header", "empty", "data", "data", "data", "header",
+                "data"
+            ]
+        );
+        assert_eq!(s["rows"][9]["values"]["Amount"], "5");
+        assert_eq!(column_name(701), "ZZ");
+        assert_eq!(column_name(702), "AAA");
     }
 
     #[test]

@@ -128,8 +128,9 @@ pub fn sniff(text: &str, tsv_hint: bool) -> char {
 }
 
 /// Parses the whole text into a grid, checking the deadline and the cell limit as it goes.
+/// The grid sits at A1, as a spreadsheet program opens the file.
 pub fn to_grid(text: &str, delim: char, ctx: &Context<'_>) -> Result<Grid> {
-    let mut grid = Grid::new();
+    let mut grid = Grid::at(0, 0);
     let mut cells: u64 = 0;
     let mut failure: Option<Error> = None;
     let limit = ctx.limits.max_sheet_cells;

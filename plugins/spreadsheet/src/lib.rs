@@ -1,14 +1,16 @@
 //! Spreadsheets and CSV to quire's document model.
 //!
 //! Workbooks (XLSX, XLSM, XLSB, XLS, ODS) are read with calamine; each sheet becomes one
-//! `Part::sheet` holding a [`quire_plugin_api::Grid`] of display strings (the first row is the
-//! header) or nothing when the sheet is empty. Cells are shown as a person reads them, which
+//! `Part::sheet` holding one [`quire_plugin_api::Grid`] of display strings per separate table
+//! on the sheet ([`regions`]; the first row of each is its header), or nothing when the sheet
+//! is empty. CSV is never split: it is one table by definition. Cells are shown as a person reads them, which
 //! needs the number formats calamine does not expose, so [`xlsx`] and [`xls`] read those
 //! separately and [`numfmt`] renders them. CSV/TSV is parsed by [`csv`].
 
 mod cell;
 mod csv;
 mod numfmt;
+mod regions;
 mod workbook;
 mod xls;
 mod xlsx;

@@ -1,12 +1,14 @@
 //! Workbooks (XLSX, XLSM, XLSB, XLS, ODS) through calamine, one sheet at a time.
 //!
-//! Each sheet's `Range` is loaded, rendered row by row into a [`Grid`] (the only copy of the
-//! text that survives) and dropped before the next sheet is read. Leading and trailing empty
-//! rows and trailing empty cells are trimmed; merged cells keep their value in the first cell
-//! because calamine leaves the covered cells empty.
+//! Each sheet's `Range` is loaded, split into the separate tables it holds ([`regions`]),
+//! each rendered row by row into a [`Grid`] (the only copy of the text that survives), and
+//! dropped before the next sheet is read. A table is its region's rectangle: trailing empty
+//! cells of a row are trimmed; merged cells keep their value in the first cell because
+//! calamine leaves the covered cells empty.
 
 use crate::cell;
 use crate::numfmt::NumFmt;
+use crate::regions::{self, Fill, Occupancy, Rect};
 use crate::{xls, xlsx};
 use calamine::{Data, Ods, Range, Reader, Xls, Xlsb, Xlsx};
 use quire_plugin_api::{
@@ -198,18 +200,17 @@ where
             )));
         }
         let formats = formats_for(name);
-        let grid = to_grid(&range, &formats, date1904, ctx)?;
+        let grids = to_grids(&range, &formats, date1904, ctx)?;
         drop(range);
-        output_bytes += grid.text_len() as u64;
+        output_bytes += grids.iter().map(|g| g.text_len() as u64).sum::<u64>();
         if output_bytes > ctx.limits.max_output_bytes {
             return Err(Error::limit(
                 "The workbook's text is larger than the output limit.",
             ));
         }
         let mut part = Part::sheet(i as u32 + 1, name.clone());
-        if !grid.is_empty() {
-            part.blocks.push(Block::Grid(grid));
-        }
+        part.blocks
+            .extend(grids.into_iter().filter(|g| !g.is_empty()).map(Block::Grid));
         for title in formats.charts {
             part.blocks.push(Block::text(format!("Chart: {title}")));
         }
@@ -227,54 +228,88 @@ fn is_blank(d: &Data) -> bool {
     }
 }
 
-fn to_grid(
+fn fill(d: &Data) -> Fill {
+    match d {
+        _ if is_blank(d) => Fill::Empty,
+        Data::Int(_)
+        | Data::Float(_)
+        | Data::DateTime(_)
+        | Data::DateTimeIso(_)
+        | Data::DurationIso(_) => Fill::Number,
+        _ => Fill::Text,
+    }
+}
+
+/// One grid per table of the sheet, in reading order.
+fn to_grids(
     range: &Range<Data>,
     formats: &Formats<'_>,
     date1904: bool,
     ctx: &Context<'_>,
-) -> Result<Grid> {
-    let mut grid = Grid::new();
+) -> Result<Vec<Grid>> {
     let Some((r0, c0)) = range.start() else {
-        return Ok(grid);
+        return Ok(Vec::new());
     };
-    let width = range.width();
-    // leading columns with nothing in any row are dropped (calamine may start a range at A)
-    let skip = range
-        .rows()
-        .filter_map(|row| row.iter().position(|d| !is_blank(d)))
-        .min()
-        .unwrap_or(0);
-    let mut cells: Vec<String> = vec![String::new(); width];
-    let mut pending_empty = 0usize;
-    let lookup = formats.cells.filter(|m| !m.is_empty());
-    for (ri, row) in range.rows().enumerate() {
-        if ri % 4096 == 4095 {
-            ctx.check()?;
+    let (height, width) = range.get_size();
+    let rows: Vec<&[Data]> = range.rows().collect();
+    let mut map = Occupancy::new(height, width);
+    for (ri, row) in rows.iter().enumerate() {
+        for (ci, value) in row.iter().enumerate() {
+            map.set(ri, ci, fill(value));
         }
-        let mut last = None;
-        for (ci, value) in row.iter().enumerate().skip(skip) {
-            let fmt = lookup
-                .and_then(|m| m.get(&(r0 + ri as u32, c0 + ci as u32)))
-                .and_then(|&i| formats.formats.get(i));
-            cell::render(value, fmt, date1904, &mut cells[ci]);
-            if cells[ci].contains('\r') {
-                cells[ci] = cells[ci].replace("\r\n", "\n").replace('\r', "\n");
-            }
-            if !cells[ci].is_empty() {
-                last = Some(ci);
-            }
-        }
-        let Some(last) = last else {
-            pending_empty += 1;
-            continue;
-        };
-        if !grid.is_empty() {
-            for _ in 0..pending_empty {
-                grid.push_row(std::iter::empty::<&str>());
-            }
-        }
-        pending_empty = 0;
-        grid.push_row(cells[skip..=last].iter());
     }
-    Ok(grid)
+    let mut checks = 0u32;
+    let rects = regions::find(&map, || {
+        checks += 1;
+        if checks.is_multiple_of(256) {
+            ctx.check()
+        } else {
+            Ok(())
+        }
+    })?;
+    drop(map);
+    let lookup = formats.cells.filter(|m| !m.is_empty());
+    let mut cells: Vec<String> = vec![String::new(); width];
+    let mut grids = Vec::with_capacity(rects.len());
+    for rect in rects {
+        let Rect {
+            top,
+            left,
+            bottom,
+            right,
+        } = rect;
+        let mut grid = Grid::at(r0 + top as u32, c0 + left as u32);
+        let mut pending_empty = 0usize;
+        for (ri, row) in rows.iter().enumerate().take(bottom + 1).skip(top) {
+            if ri % 4096 == 4095 {
+                ctx.check()?;
+            }
+            let mut last = None;
+            for (ci, value) in row.iter().enumerate().take(right + 1).skip(left) {
+                let fmt = lookup
+                    .and_then(|m| m.get(&(r0 + ri as u32, c0 + ci as u32)))
+                    .and_then(|&i| formats.formats.get(i));
+                cell::render(value, fmt, date1904, &mut cells[ci]);
+                if cells[ci].contains('\r') {
+                    cells[ci] = cells[ci].replace("\r\n", "\n").replace('\r', "\n");
+                }
+                if !cells[ci].is_empty() {
+                    last = Some(ci);
+                }
+            }
+            let Some(last) = last else {
+                pending_empty += 1;
+                continue;
+            };
+            if !grid.is_empty() {
+                for _ in 0..pending_empty {
+                    grid.push_row(std::iter::empty::<&str>());
+                }
+            }
+            pending_empty = 0;
+            grid.push_row(cells[left..=last].iter());
+        }
+        grids.push(grid);
+    }
+    Ok(grids)
 }

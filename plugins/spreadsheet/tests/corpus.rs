@@ -124,6 +124,44 @@ fn corpus_expectations() {
     }
 }
 
+/// `A1:C5` for a grid, from where it sits and its size.
+fn range(g: &quire_plugin_api::Grid) -> String {
+    fn name(mut c: u32) -> String {
+        let mut s = String::new();
+        c += 1;
+        while c > 0 {
+            c -= 1;
+            s.insert(0, char::from(b'A' + (c % 26) as u8));
+            c /= 26;
+        }
+        s
+    }
+    let (r, c) = g.origin().expect("sheet grids know where they sit");
+    let (h, w) = (g.rows() as u32, g.columns() as u32);
+    format!("{}{}:{}{}", name(c), r + 1, name(c + w - 1), r + h)
+}
+
+#[test]
+fn separate_tables_of_docling_xlsx_01_come_apart() {
+    let Some(dir) = corpus() else { return };
+    let doc = convert(&dir.join("xlsx/docling__xlsx_01.xlsx"), mime_for("xlsx")).expect("converts");
+    let ranges = |sheet: &str| -> Vec<String> {
+        let part = doc.parts.iter().find(|p| p.name.as_deref() == Some(sheet));
+        part.expect("sheet")
+            .blocks
+            .iter()
+            .filter_map(|b| match b {
+                Block::Grid(g) => Some(range(g)),
+                _ => None,
+            })
+            .collect()
+    };
+    // The tables docling's ground truth shows, in its order.
+    assert_eq!(ranges("Sheet1"), ["A1:C7"]);
+    assert_eq!(ranges("Sheet2"), ["A1:D9", "G5:I9", "C14:E18"]);
+    assert_eq!(ranges("Sheet3"), ["A1:C7", "E7:G13"]);
+}
+
 #[test]
 fn every_corpus_file_converts_or_fails_cleanly() {
     let Some(dir) = corpus() else { return };

@@ -151,6 +151,121 @@ fn typed_cells_render_as_people_read_them() {
     assert_eq!(rows(&doc, 2), [["3"]]);
 }
 
+/// A grid as where it sits (zero-based row, column) and its rows.
+type Placed = ((u32, u32), Vec<Vec<String>>);
+
+/// Every grid of a sheet.
+fn tables(doc: &Document, sheet: usize) -> Vec<Placed> {
+    doc.parts[sheet]
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Grid(g) => Some((
+                g.origin().expect("sheet grids know where they sit"),
+                g.iter_rows()
+                    .map(|r| r.map(str::to_owned).collect())
+                    .collect(),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Sheet XML from (cell reference, value) in row order; numbers become number cells.
+fn sheet_data(cells: &[(&str, &str)]) -> String {
+    let mut out = String::new();
+    let mut open: Option<String> = None;
+    for (at, value) in cells {
+        let row: String = at.chars().filter(char::is_ascii_digit).collect();
+        if open.as_deref() != Some(row.as_str()) {
+            if open.is_some() {
+                out.push_str("</row>");
+            }
+            out.push_str(&format!(r#"<row r="{row}">"#));
+            open = Some(row);
+        }
+        if value.parse::<f64>().is_ok() {
+            out.push_str(&format!(r#"<c r="{at}"><v>{value}</v></c>"#));
+        } else {
+            out.push_str(&format!(
+                r#"<c r="{at}" t="inlineStr"><is><t>{value}</t></is></c>"#
+            ));
+        }
+    }
+    if open.is_some() {
+        out.push_str("</row>");
+    }
+    out
+}
+
+#[test]
+fn separate_tables_on_a_sheet_become_separate_grids() {
+    // A title; a table whose figures follow a blank row and whose total column stands apart
+    // after a spacer column; after two empty rows, a table and, two empty columns to its
+    // right, another with rows of its own.
+    let data = sheet_data(&[
+        ("A1", "Sales report"),
+        ("A3", "Region"),
+        ("B3", "Q1"),
+        ("C3", "Q2"),
+        ("E3", "Total"),
+        ("A5", "North"),
+        ("B5", "10"),
+        ("C5", "12"),
+        ("E5", "22"),
+        ("A6", "South"),
+        ("B6", "7"),
+        ("C6", "9"),
+        ("E6", "16"),
+        ("B9", "Cost"),
+        ("C9", "Amount"),
+        ("B10", "Rent"),
+        ("C10", "5"),
+        ("F10", "Memo"),
+        ("G10", "Due"),
+        ("B11", "Staff"),
+        ("C11", "8"),
+        ("F11", "Tax"),
+        ("G11", "3"),
+        ("F12", "Fee"),
+        ("G12", "1"),
+    ]);
+    let bytes = xlsx(&[("Report", data, "")], &[]);
+    let doc = convert(&bytes, XLSX, "r.xlsx").expect("converts");
+    let row = |cells: &[&str]| cells.iter().map(|c| c.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        tables(&doc, 0),
+        [
+            ((0, 0), vec![row(&["Sales report"])]),
+            (
+                (2, 0),
+                vec![
+                    row(&["Region", "Q1", "Q2", "", "Total"]),
+                    row(&[]),
+                    row(&["North", "10", "12", "", "22"]),
+                    row(&["South", "7", "9", "", "16"]),
+                ]
+            ),
+            (
+                (8, 1),
+                vec![
+                    row(&["Cost", "Amount"]),
+                    row(&["Rent", "5"]),
+                    row(&["Staff", "8"])
+                ]
+            ),
+            (
+                (9, 5),
+                vec![
+                    row(&["Memo", "Due"]),
+                    row(&["Tax", "3"]),
+                    row(&["Fee", "1"])
+                ]
+            ),
+        ]
+    );
+}
+
 #[test]
 fn fifty_thousand_rows_convert() {
     let mut data = String::with_capacity(50_000 * 120);
@@ -261,6 +376,11 @@ fn csv_sniffs_decodes_and_keeps_text() {
     let doc = convert(b"a\tb\tc\n1\t2\t3\n4\t5\n", "text/csv", "t.tsv").expect("tsv");
     assert_eq!(rows(&doc, 0)[2], ["4", "5"]);
 
+    // CSV is one table by definition: an empty record does not split it.
+    let doc = convert(b"a,b\n1,2\n,\n,\nc,d\n", "text/csv", "s.csv").expect("gap");
+    assert_eq!(tables(&doc, 0).len(), 1);
+    assert_eq!(rows(&doc, 0)[4], ["c", "d"]);
+
     let doc = convert(b"", "text/csv", "e.csv").expect("empty");
     assert!(doc.parts[0].blocks.is_empty());
 }
@@ -300,6 +420,9 @@ fn ods_sheets_convert() {
 <table:table table:name="Prices"><table:table-row><table:table-cell office:value-type="string"><text:p>item</text:p></table:table-cell><table:table-cell office:value-type="string"><text:p>price</text:p></table:table-cell></table:table-row>
 <table:table-row><table:table-cell office:value-type="string"><text:p>tea</text:p></table:table-cell><table:table-cell office:value-type="float" office:value="0.1"><text:p>0.1</text:p></table:table-cell></table:table-row></table:table>
 <table:table table:name="Blank"/>
+<table:table table:name="Two"><table:table-row><table:table-cell office:value-type="string"><text:p>a</text:p></table:table-cell></table:table-row>
+<table:table-row table:number-rows-repeated="2"><table:table-cell/></table:table-row>
+<table:table-row><table:table-cell/><table:table-cell office:value-type="string"><text:p>b</text:p></table:table-cell></table:table-row></table:table>
 </office:spreadsheet></office:body></office:document-content>"#;
     let manifest = r#"<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/><manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>"#;
     let bytes = zip(&[
@@ -316,7 +439,15 @@ fn ods_sheets_convert() {
         "t.ods",
     )
     .expect("ods");
-    assert_eq!(doc.parts.len(), 2);
+    assert_eq!(doc.parts.len(), 3);
     assert_eq!(rows(&doc, 0), [["item", "price"], ["tea", "0.1"]]);
     assert!(doc.parts[1].blocks.is_empty());
+    // ODS shares the workbook path: tables apart are grids apart.
+    assert_eq!(
+        tables(&doc, 2),
+        [
+            ((0, 0), vec![vec!["a".to_owned()]]),
+            ((3, 1), vec![vec!["b".to_owned()]])
+        ]
+    );
 }
