@@ -9,13 +9,16 @@
 //!   Fallback), so a text box or picture never appears twice;
 //! - field instructions are never output, only field results; `HYPERLINK` fields become links;
 //! - hidden runs (`w:vanish`, `w:webHidden`) are dropped;
-//! - linked (external) images are never fetched: they appear as skipped images.
+//! - linked (external) images are never fetched: they appear as skipped images;
+//! - a chart (`c:chart r:id` in a drawing) is read from its part's cached values, as PPTX and
+//!   XLSX read theirs, and follows its paragraph like a text box.
 
 mod para;
 
 use crate::media;
 use crate::styles::{FmtDelta, Styles};
 use crate::xml::{attr, name, on_off, Ev, Xml};
+use quire_ooxml::chart::{self, Chart};
 use quire_ooxml::{Relationship, SafeZip};
 use quire_plugin_api::{Context, Image, Inline, Result, Style};
 use std::collections::HashMap;
@@ -25,6 +28,8 @@ use std::collections::HashMap;
 pub(crate) enum Item {
     Para(Para),
     Table(TableIr),
+    /// A DrawingML chart: its title and cached data.
+    Chart(Chart),
 }
 
 #[derive(Debug, Default)]

@@ -9,7 +9,10 @@
 //!   `1.2.3.`) is kept as text at the start of the item of an unordered list, because
 //!   Markdown cannot express it and readers quote those labels;
 //! - table cells hold inlines only, so a cell's paragraphs are joined by line breaks, list
-//!   labels are written out and a nested table is flattened row by row (`a | b`);
+//!   labels are written out and a nested table (or a chart's table) is flattened row by row
+//!   (`a | b`);
+//! - a chart becomes its `Chart: <title>` line and its table of cached values
+//!   ([`quire_ooxml::chart`]), as in PPTX and XLSX;
 //! - a paragraph holding nothing but pictures becomes image blocks.
 
 use crate::body::{CellIr, Item, Para, TableIr, VMerge};
@@ -199,6 +202,10 @@ impl Builder<'_> {
                         out.push(Block::Table(table));
                     }
                 }
+                Item::Chart(chart) => {
+                    lists.flush(&mut out);
+                    out.extend(chart.blocks());
+                }
             }
         }
         lists.flush(&mut out);
@@ -342,28 +349,54 @@ impl Builder<'_> {
                             .cells
                             .into_iter()
                             .map(|c: CellIr| self.cell_inlines(c.items))
-                            .filter(|c| !c.is_empty())
                             .collect();
-                        if cells.is_empty() {
-                            continue;
-                        }
-                        if !out.is_empty() {
-                            out.push(Inline::Break);
-                        }
-                        for (i, c) in cells.into_iter().enumerate() {
-                            if i > 0 {
-                                out.push(Inline::plain(" | "));
+                        flat_row(cells, out);
+                    }
+                }
+                Item::Chart(chart) => {
+                    for block in chart.blocks() {
+                        match block {
+                            Block::Paragraph(label) => flat_row(vec![label], out),
+                            Block::Table(t) => {
+                                for row in t.rows {
+                                    flat_row(row.into_iter().map(|c| c.content).collect(), out);
+                                }
                             }
-                            out.extend(c.into_iter().map(|i| match i {
-                                Inline::Break => Inline::plain(" "),
-                                other => other,
-                            }));
+                            _ => {}
                         }
                     }
                 }
             }
         }
     }
+}
+
+/// One row of a table flattened into a cell: a line of its own, non-empty cells joined by
+/// ` | `, line breaks inside them as spaces.
+fn flat_row(cells: Vec<Vec<Inline>>, out: &mut Vec<Inline>) {
+    let cells: Vec<Vec<Inline>> = cells
+        .into_iter()
+        .filter(|c| c.iter().any(|i| !is_blank(i)))
+        .collect();
+    if cells.is_empty() {
+        return;
+    }
+    if !out.is_empty() {
+        out.push(Inline::Break);
+    }
+    for (i, c) in cells.into_iter().enumerate() {
+        if i > 0 {
+            out.push(Inline::plain(" | "));
+        }
+        out.extend(c.into_iter().map(|i| match i {
+            Inline::Break => Inline::plain(" "),
+            other => other,
+        }));
+    }
+}
+
+fn is_blank(inline: &Inline) -> bool {
+    matches!(inline, Inline::Text { text, .. } if text.trim().is_empty())
 }
 
 /// Plain text of blocks, one line per paragraph, cell or item.

@@ -34,6 +34,8 @@ const DOC_RELS: &str = r#"<?xml version="1.0"?><Relationships xmlns="http://sche
 <Relationship Id="rId14" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/footer" Target="footer1.xml"/>
 <Relationship Id="rId15" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/image2.emf"/>
 <Relationship Id="rId16" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/header" Target="header2.xml"/>
+<Relationship Id="rId17" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/chart" Target="charts/chart1.xml"/>
+<Relationship Id="rId18" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/chart" Target="charts/chart2.xml"/>
 </Relationships>"#;
 
 const STYLES: &str = r#"<w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">
@@ -380,6 +382,80 @@ fn images_keep_bytes_and_linked_images_are_not_fetched() {
     assert_eq!(images[2].mime, "image/x-emf");
     assert_eq!(images[3].alt.as_deref(), Some("vml pic"));
     assert_eq!(doc.metadata.extra["num_images"], 3);
+}
+
+/// A run holding a chart as Word writes it: `w:drawing` → `a:graphicData` (chart URI) →
+/// `c:chart r:id`.
+fn chart_run(rid: &str) -> String {
+    format!(
+        r#"<w:r><w:drawing><wp:inline><wp:docPr id="7" name="Chart 1"/><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/chart"><c:chart xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" r:id="{rid}"/></a:graphicData></a:graphic></wp:inline></w:drawing></w:r>"#
+    )
+}
+
+const CHART: &str = r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<c:chartSpace xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><c:chart>
+<c:title><c:tx><c:rich><a:p><a:r><a:t>Revenue</a:t></a:r></a:p></c:rich></c:tx></c:title><c:plotArea><c:barChart>
+<c:ser><c:tx><c:strRef><c:f>Sheet1!$B$1</c:f><c:strCache><c:pt idx="0"><c:v>2023</c:v></c:pt></c:strCache></c:strRef></c:tx>
+<c:cat><c:strRef><c:f>Sheet1!$A$2:$A$3</c:f><c:strCache><c:pt idx="0"><c:v>Q1</c:v></c:pt><c:pt idx="1"><c:v>Q2</c:v></c:pt></c:strCache></c:strRef></c:cat>
+<c:val><c:numRef><c:f>Sheet1!$B$2:$B$3</c:f><c:numCache><c:formatCode>General</c:formatCode><c:pt idx="0"><c:v>1.5</c:v></c:pt><c:pt idx="1"><c:v>2</c:v></c:pt></c:numCache></c:numRef></c:val></c:ser>
+<c:ser><c:tx><c:strRef><c:strCache><c:pt idx="0"><c:v>2024</c:v></c:pt></c:strCache></c:strRef></c:tx>
+<c:cat><c:strRef><c:strCache><c:pt idx="0"><c:v>Q1</c:v></c:pt><c:pt idx="1"><c:v>Q2</c:v></c:pt></c:strCache></c:strRef></c:cat>
+<c:val><c:numRef><c:numCache><c:pt idx="0"><c:v>3</c:v></c:pt><c:pt idx="1"><c:v>4</c:v></c:pt></c:numCache></c:numRef></c:val></c:ser>
+</c:barChart><c:valAx><c:title><c:tx><c:rich><a:p><a:r><a:t>EUR m</a:t></a:r></a:p></c:rich></c:tx></c:title></c:valAx></c:plotArea></c:chart></c:chartSpace>"#;
+
+#[test]
+fn charts_keep_their_title_series_and_cached_values() {
+    let body = [
+        p("Before"),
+        format!("<w:p>{}</w:p>", chart_run("rId17")),
+        p("After"),
+        format!(
+            "<w:tbl><w:tr><w:tc><w:p><w:r><w:t>Cell</w:t></w:r>{}</w:p></w:tc></w:tr></w:tbl>",
+            chart_run("rId17")
+        ),
+        format!("<w:p>{}</w:p>", chart_run("rId18")),
+    ]
+    .concat();
+    let mut ctx = Context::new();
+    let doc = convert(
+        &docx(&body, &[("word/charts/chart1.xml", CHART.as_bytes())]),
+        &mut ctx,
+    )
+    .expect("converts");
+    let b = blocks(&doc);
+    assert_eq!(b[0], Block::text("Before"));
+    assert_eq!(
+        b[1],
+        Block::Paragraph(vec![Inline::styled("Chart: Revenue", Style::BOLD)])
+    );
+    let Block::Table(Table { header_rows, rows }) = &b[2] else {
+        panic!("chart table expected: {b:?}")
+    };
+    assert_eq!(*header_rows, 1);
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().map(|c| plain(&c.content)).collect())
+        .collect();
+    assert_eq!(
+        cells,
+        [["", "2023", "2024"], ["Q1", "1.5", "3"], ["Q2", "2", "4"]]
+    );
+    assert_eq!(b[3], Block::text("After"));
+    // In a table cell the chart is flattened like a nested table.
+    let Block::Table(Table { rows, .. }) = &b[4] else {
+        panic!("table expected: {b:?}")
+    };
+    assert_eq!(
+        plain(&rows[0][0].content),
+        "Cell\nChart: Revenue\n2023 | 2024\nQ1 | 1.5 | 3\nQ2 | 2 | 4"
+    );
+    // A chart whose part is missing is left out, with a warning.
+    assert_eq!(b.len(), 5, "{b:?}");
+    assert!(
+        ctx.warnings().iter().any(|w| w.contains("chart")),
+        "{:?}",
+        ctx.warnings()
+    );
 }
 
 #[test]

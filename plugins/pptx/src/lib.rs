@@ -7,7 +7,6 @@
 //! `part.notes`; comments follow the slide's content. Macros (`vbaProject.bin`) and embedded
 //! objects are never read.
 
-mod chart;
 mod media;
 mod shapes;
 mod slide;

@@ -4,9 +4,10 @@
 //! (matched by `idx`, then by type) or the master (by type), which are read once and cached.
 
 use crate::shapes::{self, Content, Placeholder, Shape};
-use crate::{chart, media, text};
+use crate::{media, text};
 use quick_xml::events::Event;
 use quick_xml::Reader;
+use quire_ooxml::chart;
 use quire_ooxml::{relationships, Relationship, SafeZip};
 use quire_plugin_api::{Block, Cell, Context, Inline, List, ListItem, Part, Result, Style, Table};
 use std::collections::HashMap;
@@ -286,15 +287,7 @@ fn shape_blocks(
             };
             let target = rel.target.clone();
             match zip.read(&target) {
-                Ok(Some(xml)) => {
-                    let c = chart::read(&xml);
-                    if let Some(title) = c.title {
-                        out.push(Block::Paragraph(vec![Inline::styled(title, Style::BOLD)]));
-                    }
-                    if let Some(t) = c.table {
-                        out.push(Block::Table(t));
-                    }
-                }
+                Ok(Some(xml)) => out.extend(chart::read(&xml).blocks()),
                 Ok(None) => ctx.warn(format!(
                     "A chart on slide {number} is missing; it was skipped."
                 )),

@@ -175,7 +175,7 @@ fn converts_a_generated_presentation() {
             "in group",
             "T2",
             "I:image/png",
-            "Sales",
+            "Chart: Sales",
             "T2"
         ]
     );

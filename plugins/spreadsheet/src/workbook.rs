@@ -11,6 +11,7 @@ use crate::numfmt::NumFmt;
 use crate::regions::{self, Fill, Occupancy, Rect};
 use crate::{xls, xlsx};
 use calamine::{Data, Ods, Range, Reader, Xls, Xlsb, Xlsx};
+use quire_ooxml::chart::Chart;
 use quire_plugin_api::{
     Block, Context, Document, DocumentKind, Error, ErrorKind, Grid, Part, Result,
 };
@@ -30,7 +31,7 @@ pub enum Kind {
 struct Formats<'a> {
     formats: &'a [NumFmt],
     cells: Option<&'a HashMap<(u32, u32), usize>>,
-    charts: &'a [String],
+    charts: &'a [Chart],
 }
 
 pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Document> {
@@ -211,8 +212,8 @@ where
         let mut part = Part::sheet(i as u32 + 1, name.clone());
         part.blocks
             .extend(grids.into_iter().filter(|g| !g.is_empty()).map(Block::Grid));
-        for title in formats.charts {
-            part.blocks.push(Block::text(format!("Chart: {title}")));
+        for chart in formats.charts {
+            part.blocks.extend(chart.blocks());
         }
         doc.parts.push(part);
         ctx.progress(i as u64 + 1, total);

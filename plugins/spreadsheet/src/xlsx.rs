@@ -9,6 +9,7 @@
 use crate::numfmt::{self, NumFmt};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
+use quire_ooxml::chart::{self, Chart};
 use quire_ooxml::{relationships, SafeZip};
 use quire_plugin_api::{Error, Limits, Metadata, Result};
 use std::collections::HashMap;
@@ -18,8 +19,8 @@ use std::collections::HashMap;
 pub struct SheetFormats {
     /// (row, column) → index into [`Prepass::formats`], for styled numeric cells only.
     pub cells: HashMap<(u32, u32), usize>,
-    /// Titles of the charts drawn on the sheet (or the chart sheet's chart).
-    pub charts: Vec<String>,
+    /// The charts drawn on the sheet (or the chart sheet's chart), with their cached data.
+    pub charts: Vec<Chart>,
 }
 
 /// What the pre-pass learnt about the workbook.
@@ -117,7 +118,7 @@ pub fn prepass(bytes: &[u8], limits: &Limits) -> Result<Prepass> {
         };
         let cells = scan_sheet(&xml, &xf_formats, limits, &name)?;
         drop(xml);
-        let charts = chart_titles(&mut zip, &target);
+        let charts = sheet_charts(&mut zip, &target);
         out.sheets.insert(name, SheetFormats { cells, charts });
     }
     Ok(out)
@@ -265,12 +266,12 @@ fn read_styles(xml: &[u8], formats: &mut Vec<NumFmt>) -> Vec<Option<usize>> {
         .collect()
 }
 
-/// Titles of charts reachable from a sheet: sheet → drawing → chart (chart sheets included).
-/// Damaged or missing parts give no titles rather than an error.
-fn chart_titles(zip: &mut SafeZip<'_>, sheet: &str) -> Vec<String> {
-    let mut titles = Vec::new();
+/// Charts reachable from a sheet: sheet → drawing → chart (chart sheets included).
+/// Damaged or missing parts give no charts rather than an error.
+fn sheet_charts(zip: &mut SafeZip<'_>, sheet: &str) -> Vec<Chart> {
+    let mut out = Vec::new();
     let Ok(rels) = relationships(zip, sheet) else {
-        return titles;
+        return out;
     };
     let mut drawings: Vec<_> = rels
         .into_values()
@@ -286,59 +287,13 @@ fn chart_titles(zip: &mut SafeZip<'_>, sheet: &str) -> Vec<String> {
             .filter(|r| r.kind == "chart" && !r.external)
             .collect();
         charts.sort_by(|a, b| a.id.cmp(&b.id));
-        for chart in charts {
-            if let Ok(Some(xml)) = zip.read(&chart.target) {
-                if let Some(t) = chart_title(&xml) {
-                    titles.push(t);
-                }
+        for rel in charts {
+            if let Ok(Some(xml)) = zip.read(&rel.target) {
+                out.push(chart::read(&xml));
             }
         }
     }
-    titles
-}
-
-/// The text of a chart part's `c:title` (rich text runs, or the cached string of a reference).
-fn chart_title(xml: &[u8]) -> Option<String> {
-    let mut reader = Reader::from_reader(xml);
-    let mut buf = Vec::new();
-    let mut depth_in_title = 0usize;
-    let mut in_text = false;
-    let mut title = String::new();
-    loop {
-        match reader.read_event_into(&mut buf) {
-            Ok(Event::Start(e)) => {
-                let name = e.local_name();
-                if name.as_ref() == b"title" || depth_in_title > 0 {
-                    depth_in_title += 1;
-                }
-                if depth_in_title > 0 && matches!(name.as_ref(), b"t" | b"v") {
-                    in_text = true;
-                }
-                if depth_in_title > 0 && name.as_ref() == b"p" && !title.is_empty() {
-                    title.push(' ');
-                }
-            }
-            Ok(Event::Text(t)) if in_text => {
-                if let Ok(t) = t.unescape() {
-                    title.push_str(&t);
-                }
-            }
-            Ok(Event::End(e)) => {
-                if matches!(e.local_name().as_ref(), b"t" | b"v") {
-                    in_text = false;
-                }
-                if depth_in_title > 0 {
-                    depth_in_title -= 1;
-                    if depth_in_title == 0 && !title.trim().is_empty() {
-                        return Some(title.trim().to_owned());
-                    }
-                }
-            }
-            Ok(Event::Eof) | Err(_) => return None,
-            _ => {}
-        }
-        buf.clear();
-    }
+    out
 }
 
 /// "B4" → (3, 1), zero-based.

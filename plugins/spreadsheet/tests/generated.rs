@@ -1,7 +1,9 @@
 //! Workbooks and CSV built in code: typed cells, number formats, merged cells, trimming,
 //! empty sheets, encodings, delimiters, limits and hostile input.
 
-use quire_plugin_api::{Block, Context, Converter, Document, ErrorKind, Input, Limits};
+use quire_plugin_api::{
+    Block, Cell, Context, Converter, Document, ErrorKind, Inline, Input, Limits, Style,
+};
 use quire_plugin_spreadsheet::SpreadsheetConverter;
 use std::io::Write;
 
@@ -262,6 +264,57 @@ fn separate_tables_on_a_sheet_become_separate_grids() {
                     row(&["Fee", "1"])
                 ]
             ),
+        ]
+    );
+}
+
+#[test]
+fn charts_on_a_sheet_give_their_title_and_cached_data() {
+    // sheet → drawing → chart, as Excel writes them; the chart's data as the shared chart
+    // reader renders it for every office format.
+    let data = sheet_data(&[("A1", "Day"), ("B1", "Rain"), ("A2", "Mon"), ("B2", "3")]);
+    let mut entries = xlsx_entries(&[("Weather", data, "<drawing r:id=\"rD\"/>")], &[]);
+    let rel = |id: &str, kind: &str, target: &str| {
+        format!(
+            r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="{id}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/{kind}" Target="{target}"/></Relationships>"#
+        )
+        .into_bytes()
+    };
+    let chart = r#"<c:chartSpace xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><c:chart><c:title><c:tx><c:rich><a:p><a:r><a:t>Rain by day</a:t></a:r></a:p></c:rich></c:tx></c:title><c:plotArea><c:barChart><c:ser><c:tx><c:strRef><c:f>Weather!$B$1</c:f><c:strCache><c:pt idx="0"><c:v>Rain</c:v></c:pt></c:strCache></c:strRef></c:tx><c:cat><c:strRef><c:strCache><c:pt idx="0"><c:v>Mon</c:v></c:pt></c:strCache></c:strRef></c:cat><c:val><c:numRef><c:numCache><c:pt idx="0"><c:v>3</c:v></c:pt></c:numCache></c:numRef></c:val></c:ser></c:barChart></c:plotArea></c:chart></c:chartSpace>"#;
+    entries.extend([
+        (
+            "xl/worksheets/_rels/sheet1.xml.rels".to_owned(),
+            rel("rD", "drawing", "../drawings/drawing1.xml"),
+        ),
+        (
+            "xl/drawings/drawing1.xml".to_owned(),
+            br#"<xdr:wsDr xmlns:xdr="http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing"/>"#.to_vec(),
+        ),
+        (
+            "xl/drawings/_rels/drawing1.xml.rels".to_owned(),
+            rel("rC", "chart", "../charts/chart1.xml"),
+        ),
+        ("xl/charts/chart1.xml".to_owned(), chart.as_bytes().to_vec()),
+    ]);
+    let refs: Vec<(&str, Vec<u8>)> = entries
+        .iter()
+        .map(|(n, d)| (n.as_str(), d.clone()))
+        .collect();
+    let doc = convert(&zip(&refs), XLSX, "w.xlsx").expect("converts");
+    let blocks = &doc.parts[0].blocks;
+    assert!(matches!(blocks[0], Block::Grid(_)));
+    assert_eq!(
+        blocks[1],
+        Block::Paragraph(vec![Inline::styled("Chart: Rain by day", Style::BOLD)])
+    );
+    let Block::Table(t) = &blocks[2] else {
+        panic!("chart table expected: {blocks:?}")
+    };
+    assert_eq!(
+        t.rows,
+        [
+            vec![Cell::text(""), Cell::text("Rain")],
+            vec![Cell::text("Mon"), Cell::text("3")]
         ]
     );
 }

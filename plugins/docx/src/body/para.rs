@@ -320,7 +320,7 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
                         p.after.append(&mut items);
                     }
                     b"AlternateContent" => self.alternate(x, |s, x| s.graphic(x, p, alt))?,
-                    b"docPr" | b"cNvPr" | b"blip" | b"imagedata" => {
+                    b"docPr" | b"cNvPr" | b"blip" | b"imagedata" | b"chart" => {
                         self.graphic_leaf(&e, p, alt)?;
                         x.skip()?;
                     }
@@ -358,7 +358,36 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
                     self.image(p, id, None, alt.clone().or(title))?;
                 }
             }
+            b"chart" => self.chart(p, attr(e, b"id"))?,
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// A chart part (`c:chart r:id`, also `cx:chart`): title and cached data, after the
+    /// paragraph. A missing or damaged part is left out with a warning.
+    fn chart(&mut self, p: &mut Para, id: Option<String>) -> Result<()> {
+        if self.suppressed() {
+            return Ok(());
+        }
+        let Some(target) = id
+            .and_then(|id| self.rels.get(&id))
+            .filter(|r| !r.external)
+            .map(|r| r.target.clone())
+        else {
+            return Ok(());
+        };
+        match self.sh.zip.read(&target) {
+            Ok(Some(xml)) => p.after.push(Item::Chart(chart::read(&xml))),
+            Ok(None) => self
+                .sh
+                .ctx
+                .warn("A chart's part is missing from the file; the chart was left out."),
+            Err(e) if e.kind() == quire_plugin_api::ErrorKind::Malformed => self
+                .sh
+                .ctx
+                .warn(format!("A chart could not be read: {}", e.message())),
+            Err(e) => return Err(e),
         }
         Ok(())
     }

@@ -1,10 +1,12 @@
 //! Shared by the office plugins (docx, pptx, spreadsheet): reading ZIP containers under limits,
-//! OOXML relationships, and core properties.
+//! OOXML relationships, core properties, and DrawingML chart parts ([`chart`]).
 //!
 //! Every byte read from an archive goes through [`SafeZip::read`], which counts bytes actually
 //! inflated (not the sizes the archive declares, which an attacker controls) against a total
 //! budget and a per-entry compression-ratio cap. XML is read with quick-xml, which never
 //! processes DTDs or expands entities beyond the five predefined ones.
+
+pub mod chart;
 
 use quick_xml::events::Event;
 use quick_xml::Reader;

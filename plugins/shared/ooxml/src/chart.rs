@@ -1,0 +1,281 @@
+//! DrawingML chart parts (`c:chartSpace`), shared by every office format that embeds them: a
+//! PowerPoint graphic frame, a Word drawing and an Excel drawing all point (`c:chart r:id`) at
+//! the same kind of part. What a reader needs is the chart's title and the numbers it shows,
+//! which the part caches: the title and one table, a row per category and a column per
+//! series. Only cached values are used; the embedded workbook a chart may carry is never
+//! opened.
+//!
+//! Every format renders a chart the same way, with [`Chart::blocks`]: a bold line
+//! `Chart: <title>` (or `Chart`), then the table.
+
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::Reader;
+use quire_plugin_api::{Block, Cell, Inline, Style, Table};
+
+/// Points kept per series (categories and values each); charts of cached data beyond this are
+/// cut, as a table of more rows would not be read anyway.
+const MAX_POINTS: usize = 10_000;
+
+/// A chart's title and cached data.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Chart {
+    /// The chart's own title (`c:chart/c:title`), not an axis title.
+    pub title: Option<String>,
+    /// The header row (an empty corner cell, then the series names) and a row per category.
+    pub table: Option<Table>,
+}
+
+impl Chart {
+    /// The chart as document blocks: the `Chart: <title>` line, then the table; nothing for a
+    /// chart with neither title nor data.
+    pub fn blocks(&self) -> Vec<Block> {
+        if self.title.is_none() && self.table.is_none() {
+            return Vec::new();
+        }
+        let label = match &self.title {
+            Some(title) => format!("Chart: {title}"),
+            None => "Chart".to_owned(),
+        };
+        let mut out = vec![Block::Paragraph(vec![Inline::styled(label, Style::BOLD)])];
+        out.extend(self.table.clone().map(Block::Table));
+        out
+    }
+}
+
+#[derive(Debug, Default)]
+struct Series {
+    name: String,
+    categories: Vec<(usize, String)>,
+    values: Vec<(usize, String)>,
+}
+
+#[derive(PartialEq)]
+enum In {
+    Other,
+    Name,
+    Categories,
+    Values,
+}
+
+fn attr(e: &BytesStart<'_>, local: &[u8]) -> Option<String> {
+    e.attributes()
+        .flatten()
+        .find(|a| a.key.local_name().as_ref() == local)
+        .and_then(|a| a.unescape_value().ok().map(|v| v.into_owned()))
+}
+
+/// Reads a chart part. A damaged part gives what was read before the damage.
+pub fn read(xml: &[u8]) -> Chart {
+    let mut reader = Reader::from_reader(xml);
+    let mut title = String::new();
+    let mut found_title = None;
+    // Element depth, the depth of the open `c:chart` and of the open chart title.
+    let mut depth = 0usize;
+    let mut chart_depth = None;
+    let mut title_depth = None;
+    let mut series: Vec<Series> = Vec::new();
+    let mut section = In::Other;
+    // The depth of the open `c:ser`: its name, categories and values are its children.
+    let mut ser_depth = None;
+    let mut pt_idx = 0usize;
+    let mut in_value = false;
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(e)) => {
+                depth += 1;
+                let name = e.local_name();
+                match name.as_ref() {
+                    b"chart" if chart_depth.is_none() => chart_depth = Some(depth),
+                    b"title"
+                        if found_title.is_none()
+                            && title_depth.is_none()
+                            && chart_depth.is_some_and(|d| d + 1 == depth) =>
+                    {
+                        title_depth = Some(depth)
+                    }
+                    b"p" if title_depth.is_some() && !title.is_empty() => title.push(' '),
+                    b"ser" if ser_depth.is_none() => {
+                        ser_depth = Some(depth);
+                        series.push(Series::default());
+                    }
+                    b"tx" if ser_depth.is_some_and(|d| d + 1 == depth) => section = In::Name,
+                    b"cat" | b"xVal" if ser_depth.is_some_and(|d| d + 1 == depth) => {
+                        section = In::Categories
+                    }
+                    b"val" | b"yVal" if ser_depth.is_some_and(|d| d + 1 == depth) => {
+                        section = In::Values
+                    }
+                    b"pt" => pt_idx = attr(&e, b"idx").and_then(|v| v.parse().ok()).unwrap_or(0),
+                    b"v" | b"t" => in_value = true,
+                    _ => {}
+                }
+            }
+            Ok(Event::Text(t)) if in_value => {
+                let Ok(t) = t.unescape() else { continue };
+                if title_depth.is_some() {
+                    title.push_str(&t);
+                } else if let Some(s) = series.last_mut().filter(|_| ser_depth.is_some()) {
+                    match section {
+                        In::Name => s.name.push_str(&t),
+                        In::Categories if s.categories.len() < MAX_POINTS => {
+                            s.categories.push((pt_idx, t.into_owned()))
+                        }
+                        In::Values if s.values.len() < MAX_POINTS => {
+                            s.values.push((pt_idx, t.into_owned()))
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Ok(Event::End(e)) => {
+                match e.local_name().as_ref() {
+                    b"v" | b"t" => in_value = false,
+                    b"tx" | b"cat" | b"val" | b"xVal" | b"yVal"
+                        if ser_depth.is_some_and(|d| d + 1 == depth) =>
+                    {
+                        section = In::Other
+                    }
+                    _ => {}
+                }
+                if ser_depth == Some(depth) {
+                    ser_depth = None;
+                }
+                if title_depth == Some(depth) {
+                    title_depth = None;
+                    let t = title.trim();
+                    if !t.is_empty() {
+                        found_title = Some(t.to_owned());
+                    }
+                    title.clear();
+                }
+                if chart_depth == Some(depth) {
+                    chart_depth = None;
+                }
+                depth = depth.saturating_sub(1);
+            }
+            Ok(Event::Eof) | Err(_) => break,
+            _ => {}
+        }
+    }
+    Chart {
+        title: found_title,
+        table: to_table(&series),
+    }
+}
+
+/// Points by index: the first text given for each index, `None` where there is none.
+fn by_index(points: &[(usize, String)], rows: usize) -> Vec<Option<&str>> {
+    let mut out = vec![None; rows];
+    for (i, v) in points {
+        if let Some(slot) = out.get_mut(*i).filter(|s| s.is_none()) {
+            *slot = Some(v.as_str());
+        }
+    }
+    out
+}
+
+fn to_table(series: &[Series]) -> Option<Table> {
+    if series.iter().all(|s| s.values.is_empty()) {
+        return None;
+    }
+    let rows_n = series
+        .iter()
+        .flat_map(|s| s.values.iter().chain(&s.categories).map(|(i, _)| i + 1))
+        .max()
+        .unwrap_or(0)
+        .min(MAX_POINTS);
+    let categories = series
+        .iter()
+        .find(|s| !s.categories.is_empty())
+        .map(|s| by_index(&s.categories, rows_n))
+        .unwrap_or_else(|| vec![None; rows_n]);
+    let values: Vec<Vec<Option<&str>>> =
+        series.iter().map(|s| by_index(&s.values, rows_n)).collect();
+    let mut header = vec![Cell::text("")];
+    for (i, s) in series.iter().enumerate() {
+        let name = s.name.trim();
+        header.push(Cell::text(if name.is_empty() {
+            format!("Series {}", i + 1)
+        } else {
+            name.to_owned()
+        }));
+    }
+    let mut rows = Vec::with_capacity(rows_n + 1);
+    rows.push(header);
+    for (r, category) in categories.iter().enumerate() {
+        let mut row = vec![Cell::text(category.unwrap_or_default())];
+        row.extend(values.iter().map(|v| Cell::text(v[r].unwrap_or_default())));
+        rows.push(row);
+    }
+    Some(Table {
+        header_rows: 1,
+        rows,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_title_and_series() {
+        let xml = br#"<c:chartSpace xmlns:c="c" xmlns:a="a"><c:chart><c:title><c:tx><c:rich><a:p><a:r><a:t>Sales</a:t></a:r></a:p></c:rich></c:tx></c:title>
+<c:plotArea><c:barChart><c:ser><c:tx><c:strRef><c:strCache><c:pt idx="0"><c:v>2024</c:v></c:pt></c:strCache></c:strRef></c:tx>
+<c:cat><c:strRef><c:strCache><c:pt idx="0"><c:v>Q1</c:v></c:pt><c:pt idx="1"><c:v>Q2</c:v></c:pt></c:strCache></c:strRef></c:cat>
+<c:val><c:numRef><c:numCache><c:pt idx="0"><c:v>4.3</c:v></c:pt><c:pt idx="1"><c:v>2.5</c:v></c:pt></c:numCache></c:numRef></c:val></c:ser></c:barChart></c:plotArea></c:chart></c:chartSpace>"#;
+        let c = read(xml);
+        assert_eq!(c.title.as_deref(), Some("Sales"));
+        let t = c.table.clone().expect("table");
+        assert_eq!(t.rows.len(), 3);
+        assert_eq!(t.rows[0][1], Cell::text("2024"));
+        assert_eq!(t.rows[2][0], Cell::text("Q2"));
+        assert_eq!(t.rows[2][1], Cell::text("2.5"));
+        let blocks = c.blocks();
+        assert_eq!(
+            blocks[0],
+            Block::Paragraph(vec![Inline::styled("Chart: Sales", Style::BOLD)])
+        );
+        assert_eq!(blocks[1], Block::Table(t));
+    }
+
+    #[test]
+    fn an_axis_title_is_not_the_chart_title_and_gaps_stay_empty() {
+        // No chart title; the value axis has one. Two series, the second without a name and
+        // missing a point; a formula (`c:f`) is never taken for data, nor a data label's
+        // text for the series name.
+        let xml = br#"<c:chartSpace xmlns:c="c" xmlns:a="a"><c:chart><c:plotArea><c:lineChart>
+<c:ser><c:tx><c:v>Rain</c:v></c:tx><c:dLbls><c:dLbl><c:tx><c:rich><a:p><a:r><a:t>peak</a:t></a:r></a:p></c:rich></c:tx></c:dLbl></c:dLbls><c:cat><c:strLit><c:pt idx="0"><c:v>Mon</c:v></c:pt><c:pt idx="1"><c:v>Tue</c:v></c:pt></c:strLit></c:cat>
+<c:val><c:numRef><c:f>Sheet1!$B$2:$B$3</c:f><c:numCache><c:formatCode>General</c:formatCode><c:pt idx="0"><c:v>3</c:v></c:pt><c:pt idx="1"><c:v>5</c:v></c:pt></c:numCache></c:numRef></c:val></c:ser>
+<c:ser><c:val><c:numLit><c:pt idx="1"><c:v>9</c:v></c:pt></c:numLit></c:val></c:ser></c:lineChart>
+<c:valAx><c:title><c:tx><c:rich><a:p><a:r><a:t>mm</a:t></a:r></a:p></c:rich></c:tx></c:title></c:valAx></c:plotArea></c:chart></c:chartSpace>"#;
+        let c = read(xml);
+        assert_eq!(c.title, None);
+        let t = c.table.clone().expect("table");
+        let text: Vec<Vec<&str>> = t
+            .rows
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .map(|c| match c.content.first() {
+                        Some(Inline::Text { text, .. }) => text.as_str(),
+                        _ => "",
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(
+            text,
+            [
+                ["", "Rain", "Series 2"],
+                ["Mon", "3", ""],
+                ["Tue", "5", "9"]
+            ]
+        );
+        assert_eq!(
+            c.blocks()[0],
+            Block::Paragraph(vec![Inline::styled("Chart", Style::BOLD)])
+        );
+        assert!(read(b"<c:chartSpace/>").blocks().is_empty());
+        assert!(read(b"not xml <<<").blocks().is_empty());
+    }
+}
