@@ -153,39 +153,28 @@ fn an_unwritable_output_names_its_path() {
 
 #[test]
 fn reads_the_document_from_standard_input() {
-    use std::io::Write;
-    let mut child = quire_in(Path::new("/"))
-        .args(["convert", "-", "--name", "table.csv"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"Name,Value\nTea,3\nCoffee,5\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = convert_stdin(&["--name", "table.csv"], b"Name,Value\nTea,3\nCoffee,5\n");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let md = String::from_utf8_lossy(&out.stdout);
     assert!(md.contains("| Tea | 3 |"), "{md}");
     // Without a name the content decides.
-    let mut child = quire_in(Path::new("/"))
-        .args(["convert", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"<html><body><h1>From a pipe</h1></body></html>")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = convert_stdin(&[], b"<html><body><h1>From a pipe</h1></body></html>");
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("# From a pipe"));
+}
+
+/// `quire convert - ARGS` from `/` with `input` on standard input.
+fn convert_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = quire_in(Path::new("/"))
+        .args(["convert", "-"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
 }

@@ -80,9 +80,6 @@ fn pdf_bomb() -> Vec<u8> {
     let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
     spaces(&mut z, b"BT /F1 12 Tf 72 720 Td (bomb) Tj ET\n", b"\n");
     let stream = z.finish().unwrap();
-    let mut pdf = Vec::new();
-    let mut offsets = Vec::new();
-    pdf.extend_from_slice(b"%PDF-1.4\n");
     let objects: Vec<Vec<u8>> = vec![
         b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
@@ -96,27 +93,7 @@ fn pdf_bomb() -> Vec<u8> {
         },
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_vec(),
     ];
-    for (i, body) in objects.iter().enumerate() {
-        offsets.push(pdf.len());
-        pdf.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
-        pdf.extend_from_slice(body);
-        pdf.extend_from_slice(b"\nendobj\n");
-    }
-    let xref = pdf.len();
-    pdf.extend_from_slice(
-        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
-    );
-    for o in offsets {
-        pdf.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
-    }
-    pdf.extend_from_slice(
-        format!(
-            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
-            objects.len() + 1
-        )
-        .as_bytes(),
-    );
-    pdf
+    pdf_of_objects(&objects)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

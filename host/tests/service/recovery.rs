@@ -273,8 +273,6 @@ async fn restart_on_the_embedded_store_resumes_interrupted_work_at_once() {
 
 /// A PDF of `pages` pages of text sharing one content stream.
 fn many_page_pdf(pages: usize) -> Vec<u8> {
-    let mut pdf = b"%PDF-1.4\n".to_vec();
-    let mut offsets = Vec::new();
     let mut text = String::from("BT /F1 6 Tf 20 780 Td 7 TL\n");
     for line in 0..100 {
         text.push_str(&format!(
@@ -302,27 +300,7 @@ fn many_page_pdf(pages: usize) -> Vec<u8> {
     for _ in 0..pages {
         objects.push(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R /Resources << /Font << /F1 4 0 R >> >> >>".to_vec());
     }
-    for (i, body) in objects.iter().enumerate() {
-        offsets.push(pdf.len());
-        pdf.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
-        pdf.extend_from_slice(body);
-        pdf.extend_from_slice(b"\nendobj\n");
-    }
-    let xref = pdf.len();
-    pdf.extend_from_slice(
-        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
-    );
-    for o in offsets {
-        pdf.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
-    }
-    pdf.extend_from_slice(
-        format!(
-            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
-            objects.len() + 1
-        )
-        .as_bytes(),
-    );
-    pdf
+    pdf_of_objects(&objects)
 }
 
 /// A conversion stopped by its deadline leaves its child behind it: the next job gets a

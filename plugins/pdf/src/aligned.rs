@@ -46,7 +46,13 @@ pub fn find(lines: &[Line]) -> Vec<(Range<usize>, Table)> {
 /// Where a candidate that starts at `start` ends (exclusive).
 fn grow(lines: &[Line], start: usize) -> usize {
     let size = lines[start].size.max(4.0);
-    let mut spans: Vec<(f32, f32)> = word_spans(&lines[start]);
+    let min_gap = COLUMN_GAP * size;
+    // The horizontal extents of the candidate's text, merged wherever less than a column gap
+    // apart: the white columns are the spaces between them.
+    let mut blocks: Vec<(f32, f32)> = Vec::new();
+    for span in word_spans(&lines[start]) {
+        merge_span(&mut blocks, span, min_gap);
+    }
     let mut end = start + 1;
     while end < lines.len() && end - start < MAX_LINES {
         let line = &lines[end];
@@ -55,26 +61,34 @@ fn grow(lines: &[Line], start: usize) -> usize {
         if line.rect.y0 - prev.rect.y1 > 2.0 * size || (line.size - size).abs() > 0.25 * size {
             break;
         }
-        let before = column_gaps(&spans, size).len();
-        let mut with = spans.clone();
-        with.extend(word_spans(line));
-        let after = column_gaps(&with, size).len();
-        let multi = segments(line).len() >= 2;
+        let mut with = blocks.clone();
+        for span in word_spans(line) {
+            merge_span(&mut with, span, min_gap);
+        }
         // Multi-segment lines may merge columns (a spanning cell); a one-segment line must sit
         // inside one column.
-        let keeps = if multi {
-            after >= 1
-        } else {
-            after == before && after >= 1
-        };
+        let keeps = with.len() >= 2 && (segments(line).len() >= 2 || with.len() == blocks.len());
         if !keeps {
             break;
         }
-        spans = with;
+        blocks = with;
         end += 1;
     }
-    // A trailing one-segment line is a table's last wrapped cell only when it is short.
     end
+}
+
+/// Adds a span to sorted, disjoint blocks, merging every block closer to it than `min_gap`.
+fn merge_span(blocks: &mut Vec<(f32, f32)>, (mut a, mut b): (f32, f32), min_gap: f32) {
+    blocks.retain(|&(x0, x1)| {
+        let near = x0 - b < min_gap && a - x1 < min_gap;
+        if near {
+            a = a.min(x0);
+            b = b.max(x1);
+        }
+        !near
+    });
+    let at = blocks.iter().position(|x| x.0 > a).unwrap_or(blocks.len());
+    blocks.insert(at, (a, b));
 }
 
 /// Builds the table for a candidate, or rejects it.
@@ -246,19 +260,11 @@ fn word_spans(line: &Line) -> Vec<(f32, f32)> {
 
 /// White vertical columns at least [`COLUMN_GAP`] ems wide through a set of word spans.
 fn column_gaps(spans: &[(f32, f32)], size: f32) -> Vec<(f32, f32)> {
-    let mut v = spans.to_vec();
-    v.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut out = Vec::new();
-    let Some(&(_, mut end)) = v.first() else {
-        return out;
-    };
-    for (a, b) in v.into_iter().skip(1) {
-        if a - end >= COLUMN_GAP * size {
-            out.push((end, a));
-        }
-        end = end.max(b);
+    let mut blocks = Vec::new();
+    for span in spans {
+        merge_span(&mut blocks, *span, COLUMN_GAP * size);
     }
-    out
+    blocks.windows(2).map(|w| (w[0].1, w[1].0)).collect()
 }
 
 #[cfg(test)]

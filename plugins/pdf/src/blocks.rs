@@ -129,11 +129,10 @@ pub fn page_blocks(
     style: &DocStyle,
     links: &[Link],
     objects: &mut [Option<Block>],
-    allow_headings: bool,
 ) -> Vec<Block> {
     let mut out = Vec::new();
     for region in regions {
-        region_blocks(region, style, links, objects, allow_headings, &mut out);
+        region_blocks(region, style, links, objects, &mut out);
     }
     out
 }
@@ -143,7 +142,6 @@ fn region_blocks(
     style: &DocStyle,
     links: &[Link],
     objects: &mut [Option<Block>],
-    allow_headings: bool,
     out: &mut Vec<Block>,
 ) {
     let lines: Vec<&Line> = region
@@ -163,11 +161,7 @@ fn region_blocks(
             return;
         }
         let lines = std::mem::take(pending);
-        let found = if allow_headings {
-            aligned::find(&lines)
-        } else {
-            Vec::new()
-        };
+        let found = aligned::find(&lines);
         let mut lines = lines.into_iter().enumerate().peekable();
         for (range, table) in found {
             let before: Vec<Line> = std::iter::from_fn(|| lines.next_if(|(i, _)| *i < range.start))
@@ -176,7 +170,7 @@ fn region_blocks(
             if !before.is_empty() {
                 segment(before, &geometry, style, paras);
             }
-            emit(std::mem::take(paras), style, links, allow_headings, out);
+            emit(std::mem::take(paras), style, links, out);
             out.push(Block::Table(table));
             while lines.next_if(|(i, _)| *i < range.end).is_some() {}
         }
@@ -190,13 +184,7 @@ fn region_blocks(
             Entry::Line(l) => pending.push(l),
             Entry::Object { index, .. } => {
                 flush(&mut pending, &mut paras, out);
-                emit(
-                    std::mem::take(&mut paras),
-                    style,
-                    links,
-                    allow_headings,
-                    out,
-                );
+                emit(std::mem::take(&mut paras), style, links, out);
                 if let Some(block) = objects.get_mut(index).and_then(Option::take) {
                     out.push(block);
                 }
@@ -204,7 +192,7 @@ fn region_blocks(
         }
     }
     flush(&mut pending, &mut paras, out);
-    emit(paras, style, links, allow_headings, out);
+    emit(paras, style, links, out);
 }
 
 /// Where a region's lines usually start and end, and how far apart they usually are.
@@ -440,13 +428,7 @@ fn is_bullet(s: &str) -> bool {
 }
 
 /// Turns paragraphs into blocks; consecutive list items become one list.
-fn emit(
-    paras: Vec<Para>,
-    style: &DocStyle,
-    links: &[Link],
-    allow_headings: bool,
-    out: &mut Vec<Block>,
-) {
+fn emit(paras: Vec<Para>, style: &DocStyle, links: &[Link], out: &mut Vec<Block>) {
     let mut list: Option<List> = None;
     for para in paras {
         match para.kind {
@@ -478,11 +460,7 @@ fn emit(
                 if let Some(l) = list.take() {
                     out.push(Block::List(l));
                 }
-                let level = if allow_headings {
-                    heading(&para, style)
-                } else {
-                    None
-                };
+                let level = heading(&para, style);
                 let words = join_lines(para.lines);
                 if words.is_empty() {
                     continue;

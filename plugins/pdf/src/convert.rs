@@ -361,7 +361,7 @@ fn layout_page(
         .filter(|(i, _)| !top.contains(i) && !bottom.contains(i))
         .map(|(_, item)| item)
         .collect();
-    let mut out = blocks::page_blocks(layout::regions(body), style, &links, &mut objects, true);
+    let mut out = blocks::page_blocks(layout::regions(body), style, &links, &mut objects);
     if let Some(ocr) = ocr {
         out.extend(ocr);
     }

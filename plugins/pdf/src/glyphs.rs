@@ -83,6 +83,7 @@ pub fn page_glyphs(text: &PdfPageText<'_>, transform: &PageTransform) -> Vec<Gly
     let chars = text.chars();
     let mut out: Vec<Glyph> = Vec::with_capacity(chars.len());
     let mut pending_space = false;
+    let mut last_font: Option<(String, u32, (bool, bool))> = None;
     for ch in chars.iter() {
         let code = ch.unicode_value();
         let Some(c) = char::from_u32(code) else {
@@ -147,7 +148,15 @@ pub fn page_glyphs(text: &PdfPageText<'_>, transform: &PageTransform) -> Vec<Gly
             None => 400,
         };
         let name = ch.font_name();
-        let (bold, italic) = font_style(&name, weight);
+        // Characters come in runs of one font: the style is worked out once per run.
+        let (bold, italic) = match &last_font {
+            Some((n, w, style)) if *n == name && *w == weight => *style,
+            _ => {
+                let style = font_style(&name, weight);
+                last_font = Some((name, weight, style));
+                style
+            }
+        };
         // PDFium expands an Arabic lam-alef ligature glyph to (alef, lam), the reverse of
         // logical order; both characters then share the glyph's box.
         if let (GlyphText::Char('\u{644}'), Some(prev)) = (text, out.last_mut()) {

@@ -44,7 +44,7 @@ class Words:
         if n > 8 and self.rng.random() < 0.4:
             k = self.rng.randint(3, n - 3)
             ws[k] += ","
-        return " ".join(ws) + self.rng.choice([".", ".", ".", ".", "?", ";"])[:1].replace(";", ".")
+        return " ".join(ws) + self.rng.choice([".", ".", ".", ".", "?", "."])
 
     def paragraph(self, lo: int = 2, hi: int = 6) -> str:
         return " ".join(self.sentence() for _ in range(self.rng.randint(lo, hi)))

@@ -49,19 +49,17 @@ def main() -> int:
                 docx_path = os.path.join(tmp, name + ".docx")
                 style = produce.libreoffice_docx(doc, rng, docx_path)
                 docx_jobs.append(docx_path)
-                # reportlab draws a margin line; the others do not
-                doc["margin_line"] = None
             else:
                 style = produce.reportlab_pdf(doc, rng, pdf)
             if producer != "reportlab":
-                doc["margin_line"] = None
+                doc["margin_line"] = None  # only reportlab draws the margin line
             rotate = rng.choice([90, 180, 270]) if rng.random() < args.rotated_share else 0
             done.append((name, pdf, doc, style, rotate))
         if chromium_jobs:
             produce.chromium_batch(chromium_jobs)
         produce.libreoffice_batch(docx_jobs, args.outdir)
 
-    import fitz  # PyMuPDF: page count, /Rotate
+    import pymupdf as fitz  # page count, /Rotate
     written = 0
     for name, pdf, doc, style, rotate in done:
         if not os.path.exists(pdf):
@@ -72,7 +70,10 @@ def main() -> int:
             if rotate:
                 for p in f:
                     p.set_rotation(rotate)
-                f.saveIncr() if f.can_save_incrementally() else None
+                # A full save, so the rotation is written whatever the file's structure.
+                f.save(pdf + ".tmp")
+        if rotate:
+            os.replace(pdf + ".tmp", pdf)
         truth = {
             "name": name,
             "seed": seed,

@@ -138,7 +138,7 @@ class Tally:
         return self.n[key] / self.d[key] if self.d[key] else None
 
 
-def score_doc(t: dict, md: str, structured: bool, tally: Tally) -> dict:
+def score_doc(t: dict, md: str, structured: bool, tally: Tally) -> None:
     parsed = parse_md(md) if structured else {"heads": [], "items": [], "rows": [],
                                               "blocks": [norm(b) for b in re.split(r"\n\s*\n", md)]}
     plain = norm(strip_inline(md))
@@ -179,7 +179,7 @@ def score_doc(t: dict, md: str, structured: bool, tally: Tally) -> dict:
         tally.add(f"furniture_{t['style']['producer']}", int(not left and not header_left))
 
     if not structured:
-        return {"word_f1": wf1}
+        return
 
     # Headings.
     truth_heads = [(b["level"], norm(b["text"])) for b in t["blocks"] if b["kind"] == "heading"]
@@ -231,7 +231,6 @@ def score_doc(t: dict, md: str, structured: bool, tally: Tally) -> dict:
                 rows[k] -= 1
             tally.add(key, int(ok))
             tally.add(f"{key}_{t['style']['producer']}", int(ok))
-    return {"word_f1": wf1}
 
 
 def run_tool(tool: str, pdf: str, quire: str) -> tuple[str, float]:
@@ -302,8 +301,6 @@ def main() -> int:
             tl = tallies[tool]
             v = tl.get(m)
             if tool == "pdftotext" and m.startswith(("heading", "list", "rows")):
-                v = None
-            if m.startswith("heading_") and m[8:] in ("p", "r") and False:
                 v = None
             vals.append(v)
             result.setdefault(tool, {})[m] = v
