@@ -63,6 +63,23 @@ fn main() {
             flatten::document_text(&doc).len(),
             n as f64 / ms * 1000.0
         );
+        // pdftotext on the same file, in the same run, process start included.
+        let path = std::env::temp_dir().join(format!("quire-synthetic-{n}.pdf"));
+        std::fs::write(&path, &bytes).expect("write the synthetic PDF");
+        let t = Instant::now();
+        let ok = Command::new("pdftotext")
+            .arg(&path)
+            .arg("/dev/null")
+            .status()
+            .is_ok_and(|s| s.success());
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        let _ = std::fs::remove_file(&path);
+        if ok {
+            println!(
+                "pdftotext: {ms:.0} ms = {:.0} pages/s",
+                n as f64 / ms * 1000.0
+            );
+        }
         return;
     }
     if let Some(i) = args.iter().position(|a| a == "--runs") {
