@@ -187,12 +187,25 @@ fn build(lines: &[Line]) -> Option<Table> {
     if prose_columns >= 2 {
         return None;
     }
-    // A column of bullets or numbers followed by text is a list.
+    // A column of bullets or numbers followed by text is a list; so are two such columns
+    // (items whose content starts with a nested list) before a column of sentences.
     let markers = rows
         .iter()
         .filter(|r| r[0].len() == 1 && is_marker(&r[0][0].text))
         .count();
     if markers * 2 >= rows.len() {
+        return None;
+    }
+    let lead_markers = rows
+        .iter()
+        .filter(|r| {
+            let lead = &r[..cols - 1];
+            lead.iter().any(|c| !c.is_empty()) && lead.iter().flatten().all(|w| is_marker(&w.text))
+        })
+        .count();
+    let last_words: usize = rows.iter().map(|r| r[cols - 1].len()).sum();
+    let last_cells = rows.iter().filter(|r| !r[cols - 1].is_empty()).count();
+    if lead_markers * 2 >= rows.len() && last_words >= 3 * last_cells.max(1) {
         return None;
     }
     let header_rows = 1;
@@ -401,6 +414,34 @@ mod tests {
             line(28.0, &[(0.0, "3."), (20.0, "third item")]),
         ];
         assert!(find(&numbered).is_empty());
+        // Items whose content starts with a nested list: two columns of numbers, then text.
+        let nested = vec![
+            line(
+                0.0,
+                &[
+                    (0.0, "6"),
+                    (20.0, "1"),
+                    (40.0, "first nested item of the list"),
+                ],
+            ),
+            line(
+                14.0,
+                &[(20.0, "2"), (40.0, "second nested item of the list")],
+            ),
+            line(
+                28.0,
+                &[(0.0, "7"), (40.0, "seventh item of the outer list")],
+            ),
+            line(
+                42.0,
+                &[
+                    (0.0, "8"),
+                    (20.0, "1"),
+                    (40.0, "another nested item with words"),
+                ],
+            ),
+        ];
+        assert!(find(&nested).is_empty());
         let prose = vec![
             line(
                 0.0,

@@ -225,7 +225,7 @@ impl Geometry {
 
 /// Splits consecutive lines into paragraphs and list items.
 fn segment(lines: Vec<Line>, geo: &Geometry, style: &DocStyle, paras: &mut Vec<Para>) {
-    let markers: Vec<Option<Marker>> = lines.iter().map(list_marker).collect();
+    let (lines, markers) = split_double_markers(lines);
     for (index, line) in lines.into_iter().enumerate() {
         let marker = markers[index];
         // A number starts an item only as the first of a sequence, the next in one, the one
@@ -242,8 +242,14 @@ fn segment(lines: Vec<Line>, geo: &Geometry, style: &DocStyle, paras: &mut Vec<P
                     .iter()
                     .take(LOOKAHEAD)
                     .any(|m| matches!(m, Some(Marker::Number(n)) if n.delimiter == e.delimiter && n.number == e.number + 1));
-                let hanging = marker_gap(&line) >= HANGING_GAP;
-                let bare_ok = e.delimiter != Delimiter::Bare || marker_gap(&line) >= BARE_GAP;
+                // A marker alone on its line was split from a nested one by a hanging gap.
+                let gap = if line.words.len() == 1 {
+                    f32::INFINITY
+                } else {
+                    marker_gap(&line)
+                };
+                let hanging = gap >= HANGING_GAP;
+                let bare_ok = e.delimiter != Delimiter::Bare || gap >= BARE_GAP;
                 (bare_ok && (e.number <= 1 || follows || next_below || hanging)).then_some(e)
             }
         });
@@ -286,6 +292,52 @@ fn segment(lines: Vec<Line>, geo: &Geometry, style: &DocStyle, paras: &mut Vec<P
     }
 }
 
+/// Each line with its list marker. A line that starts with two markers, each set apart by a
+/// hanging gap ("9   1   Text", an item whose content begins with a nested list), becomes two:
+/// the outer marker alone, an item of its own, and the nested item.
+fn split_double_markers(lines: Vec<Line>) -> (Vec<Line>, Vec<Option<Marker>>) {
+    let mut out_lines = Vec::with_capacity(lines.len());
+    let mut markers = Vec::with_capacity(lines.len());
+    for line in lines {
+        let outer = list_marker(&line);
+        if outer.is_some() && line.words.len() >= 3 && marker_gap(&line) >= HANGING_GAP {
+            let mut words = line.words.clone();
+            let rest_words = words.split_off(1);
+            let rest = line_of(rest_words, &line);
+            let inner = list_marker(&rest);
+            let hangs = matches!(inner, Some(Marker::Bullet)) || marker_gap(&rest) >= HANGING_GAP;
+            if inner.is_some() && hangs {
+                out_lines.push(line_of(words, &line));
+                markers.push(outer);
+                out_lines.push(rest);
+                markers.push(inner);
+                continue;
+            }
+        }
+        out_lines.push(line);
+        markers.push(outer);
+    }
+    (out_lines, markers)
+}
+
+/// A line made of some of `like`'s words, on its baseline.
+fn line_of(words: Vec<Word>, like: &Line) -> Line {
+    let rect = words
+        .iter()
+        .skip(1)
+        .fold(words.first().map_or(like.rect, |w| w.rect), |r, w| {
+            r.union(&w.rect)
+        });
+    Line {
+        words,
+        rect,
+        baseline: like.baseline,
+        size: like.size,
+        bold: like.bold,
+        italic: like.italic,
+    }
+}
+
 fn starts_new(prev: &Line, line: &Line, para: &Para, geo: &Geometry) -> bool {
     let size = prev.size.max(line.size).max(1.0);
     // A change of size or of weight for the whole line (a heading and its text).
@@ -309,7 +361,12 @@ fn starts_new(prev: &Line, line: &Line, para: &Para, geo: &Geometry) -> bool {
         // A list item continues with lines indented past its marker.
         let first = &para.lines[0];
         let text_x = first.words.get(1).map_or(first.rect.x0, |w| w.rect.x0);
-        return line.rect.x0 < text_x - 0.5 * size && line.rect.x0 < first.rect.x0 + 0.5 * size;
+        let under_marker =
+            line.rect.x0 < text_x - 0.5 * size && line.rect.x0 < first.rect.x0 + 0.5 * size;
+        // ... or, in a list whose markers are set inline (no hanging indent), with lines back
+        // under the marker that the previous line had no room for.
+        let inline_wrap = line.rect.x0 > first.rect.x0 - 0.5 * size && wrapped(prev, line, geo);
+        return under_marker && !inline_wrap;
     }
     // A first-line indent.
     let indented = |l: &Line| l.rect.x0 > geo.left + 0.8 * size;
@@ -323,6 +380,16 @@ fn starts_new(prev: &Line, line: &Line, para: &Para, geo: &Geometry) -> bool {
         .last()
         .is_some_and(|w| w.text.ends_with(['.', '!', '?', ':']));
     ends_sentence && prev.rect.x1 < geo.right - 4.0 * size
+}
+
+/// Whether `line` continues `prev` because its first word did not fit at the end of `prev`:
+/// `prev` plus a space and that word would pass the region's right edge.
+fn wrapped(prev: &Line, line: &Line, geo: &Geometry) -> bool {
+    let Some(first) = line.words.first() else {
+        return false;
+    };
+    let size = prev.size.max(1.0);
+    prev.rect.x1 + 0.2 * size + (first.rect.x1 - first.rect.x0) > geo.right - 0.3 * size
 }
 
 /// A numbered line set apart like a title: larger than the body or bold throughout, short,
@@ -373,7 +440,11 @@ fn list_marker(line: &Line) -> Option<Marker> {
     if line.words.len() < 2 {
         return None;
     }
-    let first = line.words[0].text.as_str();
+    word_marker(&line.words[0].text)
+}
+
+/// The list marker a word is, if it is one.
+fn word_marker(first: &str) -> Option<Marker> {
     if is_bullet(first) {
         return Some(Marker::Bullet);
     }
@@ -427,39 +498,36 @@ fn is_bullet(s: &str) -> bool {
     )
 }
 
-/// Turns paragraphs into blocks; consecutive list items become one list.
+/// Turns paragraphs into blocks; consecutive list items become one list, and items whose
+/// markers stand at least an em to the right of the previous item's become a list nested in it.
 fn emit(paras: Vec<Para>, style: &DocStyle, links: &[Link], out: &mut Vec<Block>) {
-    let mut list: Option<List> = None;
+    let mut lists = Nesting::default();
     for para in paras {
         match para.kind {
             Kind::Item { ordered, number } => {
+                let x = para.lines.first().map_or(0.0, |l| l.rect.x0);
+                let em = para
+                    .lines
+                    .first()
+                    .map_or(style.body_size, |l| l.size)
+                    .max(1.0);
                 let mut words = join_lines(para.lines);
                 if !words.is_empty() {
                     words.remove(0);
                 }
-                let content = inlines(words, links);
+                let blocks = if words.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![Block::Paragraph(inlines(words, links))]
+                };
                 let item = ListItem {
-                    blocks: vec![Block::Paragraph(content)],
+                    blocks,
                     checked: None,
                 };
-                match list.as_mut() {
-                    Some(l) if l.ordered == ordered => l.items.push(item),
-                    _ => {
-                        if let Some(l) = list.take() {
-                            out.push(Block::List(l));
-                        }
-                        list = Some(List {
-                            ordered,
-                            start: number,
-                            items: vec![item],
-                        });
-                    }
-                }
+                lists.push(x, em, ordered, number, item, out);
             }
             Kind::Text => {
-                if let Some(l) = list.take() {
-                    out.push(Block::List(l));
-                }
+                lists.close(out);
                 let level = heading(&para, style);
                 let words = join_lines(para.lines);
                 if words.is_empty() {
@@ -478,8 +546,69 @@ fn emit(paras: Vec<Para>, style: &DocStyle, links: &[Link], out: &mut Vec<Block>
             }
         }
     }
-    if let Some(l) = list.take() {
-        out.push(Block::List(l));
+    lists.close(out);
+}
+
+/// The lists open at a point of the page, outermost first, each with its markers' x.
+#[derive(Default)]
+struct Nesting {
+    open: Vec<(f32, List)>,
+}
+
+impl Nesting {
+    fn push(
+        &mut self,
+        x: f32,
+        em: f32,
+        ordered: bool,
+        number: u64,
+        item: ListItem,
+        out: &mut Vec<Block>,
+    ) {
+        // Close the lists whose markers stand right of this one.
+        while self.open.last().is_some_and(|(lx, _)| x < lx - em) {
+            self.pop(out);
+        }
+        match self.open.last_mut() {
+            Some((lx, list)) if x <= *lx + em => {
+                if list.ordered == ordered {
+                    list.items.push(item);
+                    return;
+                }
+                // Another kind of list at the same level: a sibling list.
+                self.pop(out);
+            }
+            _ => {}
+        }
+        self.open.push((
+            x,
+            List {
+                ordered,
+                start: number,
+                items: vec![item],
+            },
+        ));
+    }
+
+    /// Closes the innermost list: into its parent's last item, or out.
+    fn pop(&mut self, out: &mut Vec<Block>) {
+        let Some((_, list)) = self.open.pop() else {
+            return;
+        };
+        match self
+            .open
+            .last_mut()
+            .and_then(|(_, parent)| parent.items.last_mut())
+        {
+            Some(parent) => parent.blocks.push(Block::List(list)),
+            None => out.push(Block::List(list)),
+        }
+    }
+
+    fn close(&mut self, out: &mut Vec<Block>) {
+        while !self.open.is_empty() {
+            self.pop(out);
+        }
     }
 }
 

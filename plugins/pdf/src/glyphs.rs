@@ -446,7 +446,14 @@ fn words(glyphs: &[Glyph], rtl: bool) -> Vec<Word> {
                 } else {
                     g.rect.x0 - p.rect.x1
                 };
-                g.space_before || gap > WORD_GAP * g.size.max(p.size).max(1.0)
+                // Punctuation that ends a clause or a list label ("15." before a tab in a
+                // word processor's numbered list) needs less of a gap to end its word.
+                let threshold = if ends_clause(p) && !rtl {
+                    PUNCT_GAP
+                } else {
+                    WORD_GAP
+                };
+                g.space_before || gap > threshold * g.size.max(p.size).max(1.0)
             }
         };
         if new_word {
@@ -486,6 +493,15 @@ fn words(glyphs: &[Glyph], rtl: bool) -> Vec<Word> {
 
 /// A gap wider than this many ems between two characters separates words.
 pub const WORD_GAP: f32 = 0.15;
+/// The word gap after a period, comma, colon, semicolon or closing bracket, in ems.
+const PUNCT_GAP: f32 = 0.08;
+
+fn ends_clause(g: &Glyph) -> bool {
+    matches!(
+        g.text,
+        GlyphText::Char('.' | ',' | ';' | ':' | ')' | ']' | '!' | '?')
+    )
+}
 
 fn finish_word((mut w, n, bold, italic): (Word, usize, usize, usize)) -> Word {
     w.bold = bold * 2 > n;

@@ -741,3 +741,185 @@ fn numbered_section_titles_are_headings_and_captions_are_not() {
     );
     assert!(document_text(&doc).contains("Figure 3: Throughput of the three systems under load"));
 }
+
+/// Each list of a page's blocks as (ordered, item texts), nested lists as their own entries
+/// after their parent's, with the depth they stand at.
+fn lists_with_depth(blocks: &[Block], depth: usize, out: &mut Vec<(usize, bool, Vec<String>)>) {
+    for block in blocks {
+        if let Block::List(l) = block {
+            let texts = l
+                .items
+                .iter()
+                .map(|item| {
+                    item.blocks
+                        .iter()
+                        .filter_map(|b| match b {
+                            Block::Paragraph(c) => Some(
+                                c.iter()
+                                    .filter_map(|i| match i {
+                                        Inline::Text { text, .. } => Some(text.as_str()),
+                                        _ => None,
+                                    })
+                                    .collect::<String>(),
+                            ),
+                            _ => None,
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect();
+            out.push((depth, l.ordered, texts));
+            for item in &l.items {
+                lists_with_depth(&item.blocks, depth + 1, out);
+            }
+        }
+    }
+}
+
+#[test]
+fn indented_items_are_nested_lists() {
+    let mut page = Page::default();
+    let lines = [
+        (72.0, "\u{2022} Outer first"),
+        (96.0, "\u{2022} Inner a"),
+        (96.0, "\u{2022} Inner b"),
+        (72.0, "\u{2022} Outer second"),
+    ];
+    for (i, (x, s)) in lines.iter().enumerate() {
+        page.texts.push(text(*x, 700.0 - i as f32 * 14.0, 11.0, s));
+    }
+    let doc = convert(&pdf(&[page], None));
+    let mut lists = Vec::new();
+    lists_with_depth(&doc.parts[0].blocks, 0, &mut lists);
+    assert_eq!(
+        lists,
+        vec![
+            (0, false, vec!["Outer first".into(), "Outer second".into()]),
+            (1, false, vec!["Inner a".into(), "Inner b".into()]),
+        ],
+        "{:#?}",
+        doc.parts[0].blocks
+    );
+}
+
+#[test]
+fn an_item_that_starts_with_a_nested_list_keeps_both_numbers_out_of_its_text() {
+    // "9   1   Text": item 9's content begins with a nested list (as reportlab sets it).
+    let mut page = Page::default();
+    let rows: [(&[(f32, &str)], f32); 4] = [
+        (
+            &[(72.0, "8"), (96.0, "Eighth item of the outer list")],
+            700.0,
+        ),
+        (
+            &[(72.0, "9"), (96.0, "1"), (120.0, "First nested item")],
+            686.0,
+        ),
+        (&[(96.0, "2"), (120.0, "Second nested item")], 672.0),
+        (
+            &[(72.0, "10"), (96.0, "Tenth item of the outer list")],
+            658.0,
+        ),
+    ];
+    for (cells, y) in rows {
+        for (x, s) in cells {
+            page.texts.push(text(*x, y, 11.0, s));
+        }
+    }
+    let doc = convert(&pdf(&[page], None));
+    let mut lists = Vec::new();
+    lists_with_depth(&doc.parts[0].blocks, 0, &mut lists);
+    assert_eq!(
+        lists,
+        vec![
+            (
+                0,
+                true,
+                vec![
+                    "Eighth item of the outer list".into(),
+                    String::new(),
+                    "Tenth item of the outer list".into()
+                ]
+            ),
+            (
+                1,
+                true,
+                vec!["First nested item".into(), "Second nested item".into()]
+            ),
+        ],
+        "{:#?}",
+        doc.parts[0].blocks
+    );
+}
+
+#[test]
+fn items_with_inline_markers_continue_under_the_marker() {
+    // Markers set inline (CSS ::before, no hanging indent): an item's second line starts
+    // under its marker when its first word had no room on the line above.
+    let mut page = Page::default();
+    let para = [
+        "A paragraph of running text sets the width of the column for",
+        "the list below it, one line after another, each as wide as this",
+    ];
+    page.texts.extend(body(&para, 72.0, 700.0, 11.0));
+    let items = [
+        "\u{2022} The first item is long enough to run to the right edge of the",
+        "column and goes on here",
+        "\u{2022} The second item is short",
+    ];
+    page.texts.extend(body(&items, 72.0, 672.0, 11.0));
+    let doc = convert(&pdf(&[page], None));
+    let mut lists = Vec::new();
+    lists_with_depth(&doc.parts[0].blocks, 0, &mut lists);
+    assert_eq!(
+        lists,
+        vec![(
+            0,
+            false,
+            vec![
+                "The first item is long enough to run to the right edge of the column and goes on here"
+                    .into(),
+                "The second item is short".into()
+            ]
+        )],
+        "{:#?}",
+        doc.parts[0].blocks
+    );
+}
+
+#[test]
+fn a_list_number_close_to_its_text_is_still_a_word_of_its_own() {
+    // A word processor's "15." followed by a tab to an indent it has almost passed: the gap is
+    // an eighth of an em, less than a word gap between letters but clear after a period.
+    let mut page = Page::default();
+    // Helvetica: "1", "5" 0.556 em, "." 0.278 em; 11 pt makes "15." 15.3 pt wide.
+    for (i, (n, s)) in [
+        ("14.", "Fourteenth item text"),
+        ("15.", "Fifteenth item text"),
+        ("16.", "Sixteenth item text"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let y = 700.0 - i as f32 * 14.0;
+        page.texts.push(text(72.0, y, 11.0, n));
+        page.texts.push(text(72.0 + 15.3 + 1.4, y, 11.0, s));
+    }
+    let doc = convert(&pdf(&[page], None));
+    let mut lists = Vec::new();
+    lists_with_depth(&doc.parts[0].blocks, 0, &mut lists);
+    assert_eq!(
+        lists,
+        vec![(
+            0,
+            true,
+            vec![
+                "Fourteenth item text".into(),
+                "Fifteenth item text".into(),
+                "Sixteenth item text".into()
+            ]
+        )],
+        "{:#?}",
+        doc.parts[0].blocks
+    );
+}

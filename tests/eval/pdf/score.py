@@ -86,8 +86,12 @@ def parse_md(md: str) -> dict:
         m = LIST.match(line)
         if m:
             flush()
-            items.append(norm(strip_inline(m.group(1))))
-            cur.append(m.group(1))
+            text = m.group(1)
+            # "9. 1. Text": in CommonMark an item whose content starts with a nested list.
+            while (inner := LIST.match(text)) is not None:
+                text = inner.group(1)
+            items.append(norm(strip_inline(text)))
+            cur.append(text)
             continue
         if not line.strip():
             flush()
