@@ -159,6 +159,12 @@ fn build(lines: &[Line]) -> Option<Table> {
             return None;
         }
     }
+    // Justified prose stretches every space of a line alike; a table row has narrow spaces
+    // inside its cells and wide ones between them. Lines of evenly spread words are text.
+    let justified = lines.iter().filter(|l| evenly_spread(l)).count();
+    if justified * 2 >= lines.len() {
+        return None;
+    }
     let cells_n: usize = rows.iter().map(|r| filled(r)).sum();
     let words_n: usize = rows.iter().flatten().map(Vec::len).sum();
     if words_n > cells_n * 8 {
@@ -218,6 +224,26 @@ fn build(lines: &[Line]) -> Option<Table> {
         })
         .collect();
     Some(Table { header_rows, rows })
+}
+
+/// A line of four or more words whose spaces are all about as wide as each other and wider
+/// than a plain word space: a justified line of prose.
+fn evenly_spread(line: &Line) -> bool {
+    if line.words.len() < 4 {
+        return false;
+    }
+    let gaps: Vec<f32> = line
+        .words
+        .windows(2)
+        .map(|w| w[1].rect.x0 - w[0].rect.x1)
+        .collect();
+    let (lo, hi) = gaps
+        .iter()
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), g| {
+            (lo.min(*g), hi.max(*g))
+        });
+    let size = line.size.max(1.0);
+    hi >= CELL_GAP * size && hi - lo <= 0.15 * hi.max(0.2 * size)
 }
 
 /// A list marker: a bullet glyph, or a number or letter with or without its delimiter

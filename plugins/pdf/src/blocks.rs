@@ -132,9 +132,45 @@ pub fn page_blocks(
 ) -> Vec<Block> {
     let mut out = Vec::new();
     for region in regions {
-        region_blocks(region, style, links, objects, &mut out);
+        let mut blocks = Vec::new();
+        region_blocks(region, style, links, objects, &mut blocks);
+        join_continued(&mut out, blocks);
     }
     out
+}
+
+/// Appends `next` to `out`, joining a paragraph that runs on from the end of `out` (over a
+/// column or page break) to the paragraph it continues.
+pub fn join_continued(out: &mut Vec<Block>, next: Vec<Block>) {
+    let mut next = next.into_iter();
+    if let Some(first) = next.next() {
+        match (out.last_mut(), first) {
+            (Some(Block::Paragraph(prev)), Block::Paragraph(cont)) if runs_on(prev, &cont) => {
+                match prev.last_mut() {
+                    Some(Inline::Text { text, .. }) => text.push(' '),
+                    _ => prev.push(Inline::plain(" ")),
+                }
+                prev.extend(cont);
+            }
+            (_, first) => out.push(first),
+        }
+    }
+    out.extend(next);
+}
+
+/// Whether a paragraph that starts with `next` continues `prev`: `prev` stops mid-sentence
+/// (on a letter, digit or comma) and `next` starts with a lower-case letter.
+fn runs_on(prev: &[Inline], next: &[Inline]) -> bool {
+    let last = prev.iter().rev().find_map(|i| match i {
+        Inline::Text { text, .. } => text.trim_end().chars().next_back(),
+        _ => None,
+    });
+    let first = next.iter().find_map(|i| match i {
+        Inline::Text { text, .. } => text.trim_start().chars().next(),
+        _ => None,
+    });
+    matches!(last, Some(c) if c.is_alphanumeric() || c == ',')
+        && first.is_some_and(char::is_lowercase)
 }
 
 fn region_blocks(

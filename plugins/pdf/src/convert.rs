@@ -88,9 +88,15 @@ pub fn convert(library: &Path, input: &Input<'_>, ctx: &mut Context<'_>) -> Resu
         style.body_size,
     );
     for (index, (page, (top, bottom))) in data.into_iter().zip(marks).enumerate() {
-        document
-            .parts
-            .push(layout_page(page, index as u32 + 1, &style, &top, &bottom));
+        let mut part = layout_page(page, index as u32 + 1, &style, &top, &bottom);
+        // A paragraph that runs over the page break stays whole, on the page it starts on.
+        if let Some(prev) = document.parts.last_mut() {
+            let blocks = std::mem::take(&mut part.blocks);
+            let before = prev.blocks.len();
+            blocks::join_continued(&mut prev.blocks, blocks);
+            part.blocks = prev.blocks.split_off(before);
+        }
+        document.parts.push(part);
     }
     if document.metadata.title.is_none() {
         document.metadata.title = first_heading(&document);

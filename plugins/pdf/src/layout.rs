@@ -204,26 +204,31 @@ fn gaps(intervals: impl Iterator<Item = (f32, f32)>) -> Vec<(f32, f32)> {
 
 /// Whether a vertical gap separates columns of text rather than the columns of a table.
 fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
+    // Per side: its baselines, and the median characters and words a line holds (a median,
+    // so a heading of two short lines above a column does not make its prose look like cells).
     let stats = |side: &[Item]| {
-        let mut baselines: Vec<f32> = Vec::new();
-        let mut chars = 0usize;
-        let mut words = 0usize;
+        let mut lines: Vec<(f32, usize, usize)> = Vec::new();
         for i in side {
             if let Item::Run(r) = i {
-                chars += r.chars;
-                words += r.words.len();
-                if !baselines
-                    .iter()
-                    .any(|b| (b - r.baseline).abs() < 0.3 * size)
+                match lines
+                    .iter_mut()
+                    .find(|(b, _, _)| (b - r.baseline).abs() < 0.3 * size)
                 {
-                    baselines.push(r.baseline);
+                    Some(line) => {
+                        line.1 += r.chars;
+                        line.2 += r.words.len();
+                    }
+                    None => lines.push((r.baseline, r.chars, r.words.len())),
                 }
             }
         }
+        let chars = median(lines.iter().map(|l| l.1 as f32));
+        let words = median(lines.iter().map(|l| l.2 as f32));
+        let baselines: Vec<f32> = lines.into_iter().map(|l| l.0).collect();
         (baselines, chars, words)
     };
-    let (lb, lc, lw) = stats(left);
-    let (rb, rc, rw) = stats(right);
+    let (lb, l_per_line, l_words) = stats(left);
+    let (rb, r_per_line, r_words) = stats(right);
     if lb.is_empty() || rb.is_empty() {
         // An image beside text.
         return true;
@@ -238,8 +243,6 @@ fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
         .filter(|b| many.iter().any(|m| (*m - **b).abs() < 0.3 * size))
         .count();
     let aligned_ratio = aligned as f32 / few.len() as f32;
-    let l_per_line = lc as f32 / lb.len() as f32;
-    let r_per_line = rc as f32 / rb.len() as f32;
     if aligned_ratio < 0.5 {
         // Lines at different heights: independent columns (or a caption beside a figure),
         // unless one side is a handful of short labels.
@@ -248,10 +251,15 @@ fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
     // Same baselines on both sides: prose columns have long lines, tables short cells. Narrow
     // columns of prose (three to a page) have lines of few characters but still of several
     // words, where table cells hold one to three.
-    let words_per_line = (lw as f32 / lb.len() as f32).min(rw as f32 / rb.len() as f32);
-    lb.len().min(rb.len()) >= 3
-        && (l_per_line.min(r_per_line) >= 28.0
-            || (l_per_line.min(r_per_line) >= 16.0 && words_per_line >= 3.5))
+    let words_per_line = l_words.min(r_words);
+    let prose = l_per_line.min(r_per_line) >= 28.0
+        || (l_per_line.min(r_per_line) >= 16.0 && words_per_line >= 3.5);
+    // Two lines a side are enough when both read as sentences (a caption beside the end of a
+    // paragraph); a table row's cells are rarely that long.
+    lb.len().min(rb.len()) >= 3 && prose
+        || lb.len().min(rb.len()) >= 2
+            && l_per_line.min(r_per_line) >= 28.0
+            && words_per_line >= 4.0
 }
 
 /// Groups a leaf's runs into lines (by vertical overlap) and words; images stay as entries.

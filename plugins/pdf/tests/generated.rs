@@ -923,3 +923,93 @@ fn a_list_number_close_to_its_text_is_still_a_word_of_its_own() {
         doc.parts[0].blocks
     );
 }
+
+fn paragraph_texts(doc: &Document) -> Vec<(usize, String)> {
+    doc.parts
+        .iter()
+        .enumerate()
+        .flat_map(|(p, part)| {
+            part.blocks.iter().filter_map(move |b| match b {
+                Block::Paragraph(c) => Some((
+                    p,
+                    c.iter()
+                        .filter_map(|i| match i {
+                            Inline::Text { text, .. } => Some(text.as_str()),
+                            _ => None,
+                        })
+                        .collect::<String>(),
+                )),
+                _ => None,
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn a_paragraph_runs_on_over_column_and_page_breaks() {
+    let left = [
+        "The paragraph starts in the left column and runs",
+        "over its four lines until the bottom of the",
+        "column is reached in the middle of a sentence",
+        "which then goes on at the top of the",
+    ];
+    let right = [
+        "right column as any reader would expect and",
+        "ends there. A new paragraph is not joined.",
+        "Another sentence starts here and runs down",
+        "to the end of the page with no full stop and",
+    ];
+    let mut first = Page::default();
+    first.texts.extend(body(&left, 72.0, 700.0, 10.0));
+    first.texts.extend(body(&right, 320.0, 700.0, 10.0));
+    let mut second = Page::default();
+    second.texts.extend(body(
+        &["finishes on the next page.", "Then a new one starts."],
+        72.0,
+        700.0,
+        10.0,
+    ));
+    let doc = convert(&pdf(&[first, second], None));
+    let paras = paragraph_texts(&doc);
+    assert_eq!(
+        paras.first().map(|p| p.1.as_str()),
+        Some(
+            "The paragraph starts in the left column and runs over its four lines until the \
+             bottom of the column is reached in the middle of a sentence which then goes on at \
+             the top of the right column as any reader would expect and ends there. A new \
+             paragraph is not joined. Another sentence starts here and runs down to the end of \
+             the page with no full stop and finishes on the next page. Then a new one starts."
+        ),
+        "{paras:#?}"
+    );
+}
+
+#[test]
+fn justified_prose_is_not_a_table() {
+    // Three justified lines whose stretched spaces happen to line up: prose, not a table.
+    // Each line's words are anagrams of each other (equal widths), so a fixed pitch spreads
+    // them evenly, as justification does.
+    let lines: [&[&str]; 3] = [
+        &["listen", "silent", "enlist", "tinsel", "inlets"],
+        &["danger", "garden", "ranged", "gander", "danger"],
+        &["master", "stream", "tamers", "maters", "stream"],
+    ];
+    let mut page = Page::default();
+    for (i, words) in lines.iter().enumerate() {
+        for (k, w) in words.iter().enumerate() {
+            page.texts.push(text(
+                72.0 + k as f32 * 60.0,
+                700.0 - i as f32 * 12.5,
+                10.0,
+                w,
+            ));
+        }
+    }
+    let doc = convert(&pdf(&[page], None));
+    let tables = doc.parts[0]
+        .blocks
+        .iter()
+        .filter(|b| matches!(b, Block::Table(_)))
+        .count();
+    assert_eq!(tables, 0, "{:#?}", doc.parts[0].blocks);
+}
