@@ -248,6 +248,29 @@ fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
         // unless one side is a handful of short labels.
         return lb.len() >= 2 && rb.len() >= 2 || l_per_line.min(r_per_line) >= 20.0;
     }
+    // Same baselines on both sides, and a side that is itself split by a white column through
+    // all its lines with words on both sides of it (not list markers beside their items): the
+    // columns of one table, cut at the widest gap between two of them.
+    let split = |side: &[Item]| {
+        let words_beyond = |keep: &dyn Fn(&Rect) -> bool| {
+            side.iter().any(|i| match i {
+                Item::Run(r) => keep(&r.rect) && r.chars > 3,
+                Item::Object { .. } => false,
+            })
+        };
+        side.len() >= 3
+            && gaps(side.iter().map(|i| {
+                let r = i.rect();
+                (r.x0, r.x1)
+            }))
+            .iter()
+            .any(|&(a, b)| {
+                b - a >= size && words_beyond(&|r| r.x1 <= a) && words_beyond(&|r| r.x0 >= b)
+            })
+    };
+    if split(left) || split(right) {
+        return false;
+    }
     // Same baselines on both sides: prose columns have long lines, tables short cells. Narrow
     // columns of prose (three to a page) have lines of few characters but still of several
     // words, where table cells hold one to three.

@@ -1013,3 +1013,60 @@ fn justified_prose_is_not_a_table() {
         .count();
     assert_eq!(tables, 0, "{:#?}", doc.parts[0].blocks);
 }
+
+#[test]
+fn a_wide_table_with_a_wide_gap_between_two_columns_stays_one_table() {
+    // Four columns whose middle gap is as wide as a column gutter: two halves that each hold
+    // two columns are one table, not two columns of text.
+    let rows = [
+        [
+            "Gasteaft Wingstong",
+            "Filplohuff Tinvu",
+            "Tail Spiont",
+            "Kiengpost Jeal",
+        ],
+        [
+            "Piontorweng duff",
+            "76,452 units",
+            "9,537 units",
+            "Bust mie",
+        ],
+        [
+            "Clefrounclind lair",
+            "57.4 points",
+            "Graffpaft vaing",
+            "Clolang this",
+        ],
+        [
+            "Riestham clinmil",
+            "Fiongfiios viviend",
+            "85.8 points",
+            "49.0 points",
+        ],
+        [
+            "Lienbrai bitfim",
+            "Grerke jouff",
+            "Bou jouff",
+            "This joljouljeaff",
+        ],
+    ];
+    // Columns at 60, 160 | 330, 430: the gap between the second and third is the widest.
+    let xs = [60.0, 160.0, 330.0, 430.0];
+    let mut page = Page::default();
+    for (i, row) in rows.iter().enumerate() {
+        let y = 700.0 - i as f32 * 13.0;
+        for (c, cell) in row.iter().enumerate() {
+            page.texts.push(text(xs[c], y, 9.0, cell));
+        }
+    }
+    let doc = convert(&pdf(&[page], None));
+    let shapes: Vec<(usize, usize)> = doc.parts[0]
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Table(t) => Some((t.rows.len(), t.rows[0].len())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(shapes, vec![(5, 4)], "{:#?}", doc.parts[0].blocks);
+}
