@@ -22,7 +22,9 @@ fi
 # --- Debian packages -------------------------------------------------------------------------
 pkgs=(tesseract-ocr tesseract-ocr-eng libtesseract-dev libleptonica-dev clang libclang-dev pkg-config
       python3 python3-pip unzip ca-certificates)
-(( want_test )) && pkgs+=(redis-server poppler-utils fonts-dejavu-core)
+# The generated-PDF regression run prints HTML with Chromium and DOCX with LibreOffice.
+(( want_test )) && pkgs+=(redis-server poppler-utils fonts-dejavu-core fonts-dejavu-extra
+                          fonts-liberation fonts-noto-core chromium libreoffice-writer)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

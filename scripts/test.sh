@@ -33,6 +33,11 @@ cargo test --locked --workspace --exclude quire-tests --no-fail-fast -- --test-t
 step "plugin subsets"
 scripts/check-features.sh
 
+step "PDF structure on generated documents (seeded sample, fixed bars)"
+cargo build --locked -p quire
+QUIRE="${CARGO_TARGET_DIR:-target}/debug/quire" tests/eval/pdf/run.sh --count 15 --seed 5150 --tools quire \
+  --bars tests/eval/pdf/bars.json
+
 step "corpus"
 if [[ -d ../shared/corpus ]]; then
   cargo test --locked -p quire-tests --test corpus -- --nocapture --test-threads 2
