@@ -33,6 +33,11 @@ cargo test --locked --workspace --exclude quire-tests --no-fail-fast -- --test-t
 step "plugin subsets"
 scripts/check-features.sh
 
+step "generated documents, every non-PDF format (tests/eval/formats, seeded, fixed bars)"
+cargo build --locked -q -p quire
+QUIRE="${CARGO_TARGET_DIR:-target}/debug/quire" tests/eval/formats/run.sh --count 48 --seed 20261125 \
+  --bars tests/eval/formats/bars.json
+
 step "corpus"
 if [[ -d ../shared/corpus ]]; then
   cargo test --locked -p quire-tests --test corpus -- --nocapture --test-threads 2

@@ -105,7 +105,7 @@ def json_strings(v) -> list[str]:
         return [s for k, x in v.items() for s in [k, *json_strings(x)]]
     if isinstance(v, list):
         return [s for x in v for s in json_strings(x)]
-    return [] if v is None or isinstance(v, bool) else [str(v)]
+    return [json.dumps(v)] if v is None or isinstance(v, bool) else [str(v)]
 
 
 def level_ranks(levels: list[int]) -> dict[int, int]:
