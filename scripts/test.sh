@@ -38,6 +38,11 @@ cargo build --locked -p quire
 QUIRE="${CARGO_TARGET_DIR:-target}/debug/quire" tests/eval/pdf/run.sh --count 15 --seed 5150 --tools quire \
   --bars tests/eval/pdf/bars.json
 
+step "generated documents, every non-PDF format (tests/eval/formats, seeded, fixed bars)"
+cargo build --locked -q -p quire
+QUIRE="${CARGO_TARGET_DIR:-target}/debug/quire" tests/eval/formats/run.sh --count 48 --seed 20261125 \
+  --bars tests/eval/formats/bars.json
+
 step "corpus"
 if [[ -d ../shared/corpus ]]; then
   cargo test --locked -p quire-tests --test corpus -- --nocapture --test-threads 2

@@ -319,9 +319,22 @@ fn data_item(el: &Element<'_>) -> ListItem {
         };
     }
     let items: Vec<ListItem> = el.elements().map(data_item).collect();
+    // A container's own attributes are content too (OPML keeps each outline's text in
+    // `text=`, with the nested outlines as children); identifiers and namespaces are not.
+    let own: Vec<String> = el
+        .attrs
+        .iter()
+        .filter(|(k, _)| !is_reference_attr(k))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let head = if own.is_empty() {
+        ":".to_owned()
+    } else {
+        format!(": {}", own.join(", "))
+    };
     ListItem {
         blocks: vec![
-            Block::Paragraph(vec![label, Inline::plain(":")]),
+            Block::Paragraph(vec![label, Inline::plain(head)]),
             Block::List(List {
                 ordered: false,
                 start: 1,

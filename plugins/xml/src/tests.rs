@@ -114,6 +114,30 @@ fn lists_and_data_records() {
 }
 
 #[test]
+fn containers_keep_their_attributes() {
+    // OPML: each outline's words are its `text` attribute, nested outlines its children.
+    let b = blocks(
+        "<opml><body><outline text='United States' id='u1'><outline text='Alaska'/>\
+         <outline text='Hawaii'/></outline><outline text='Canada'><outline text='Yukon'/>\
+         </outline></body></opml>",
+    );
+    let Block::List(l) = &b[0] else {
+        panic!("{b:?}")
+    };
+    let Block::Paragraph(p) = &l.items[0].blocks[0] else {
+        panic!("{l:?}")
+    };
+    let Block::List(outlines) = &l.items[0].blocks[1] else {
+        panic!("{l:?}")
+    };
+    assert_eq!(text_of(p), "body:");
+    let Block::Paragraph(us) = &outlines.items[0].blocks[0] else {
+        panic!("{outlines:?}")
+    };
+    assert_eq!(text_of(us), "outline: text=United States");
+}
+
+#[test]
 fn declared_encoding_is_honoured() {
     let mut bytes = b"<?xml version='1.0' encoding='windows-1251'?><r><p>".to_vec();
     bytes.extend([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]);
