@@ -9,6 +9,7 @@ use crate::blocks::{self, DocStyle, Link};
 use crate::furniture::{self, PageItems};
 use crate::geom::PageTransform;
 use crate::layout::{self, Item};
+use crate::unicode_map::MapCheck;
 use crate::{engine, glyphs, images, meta, scan, tables};
 use pdfium_render::prelude::*;
 use quire_plugin_api::{
@@ -50,12 +51,21 @@ pub fn convert(library: &Path, input: &Input<'_>, ctx: &mut Context<'_>) -> Resu
 
     let mut sizes: BTreeMap<u32, usize> = BTreeMap::new();
     let mut budget = images::Budget::default();
+    let mut unmapped = Unmapped::default();
     let mut data: Vec<PageData> = Vec::with_capacity(count as usize);
     for index in 0..count {
         ctx.check()?;
         let number = index + 1;
         let page = match pages.get(index as i32) {
-            Ok(page) => read_page(&page, &doc, number, &mut sizes, &mut budget, ctx)?,
+            Ok(page) => read_page(
+                &page,
+                &doc,
+                number,
+                &mut sizes,
+                &mut budget,
+                &mut unmapped,
+                ctx,
+            )?,
             Err(_) => {
                 ctx.warn(format!(
                     "Page {number} could not be read: the file is damaged there"
@@ -75,6 +85,7 @@ pub fn convert(library: &Path, input: &Input<'_>, ctx: &mut Context<'_>) -> Resu
     }
     drop(doc);
     drop(pdfium);
+    unmapped.warn(ctx);
 
     let style = DocStyle::from_histogram(&sizes);
     let marks = furniture::detect(
@@ -116,6 +127,79 @@ pub fn convert(library: &Path, input: &Input<'_>, ctx: &mut Context<'_>) -> Resu
     Ok(document)
 }
 
+/// The share of a page's characters in fonts without a usable Unicode mapping from which the
+/// page's text layer is not trusted.
+const UNMAPPED_SHARE: f32 = 0.3;
+
+/// Pages whose text layer was found unusable and kept (OCR off), for one warning.
+#[derive(Default)]
+struct Unmapped {
+    pages: Vec<u32>,
+    fonts: Vec<String>,
+}
+
+impl Unmapped {
+    fn add(&mut self, page: u32, fonts: &[&str]) {
+        self.pages.push(page);
+        for f in fonts {
+            if !self.fonts.iter().any(|x| x == f) {
+                self.fonts.push((*f).to_owned());
+            }
+        }
+    }
+
+    fn warn(&self, ctx: &mut Context<'_>) {
+        if self.pages.is_empty() {
+            return;
+        }
+        let pages = page_list(&self.pages);
+        let fonts = self
+            .fonts
+            .iter()
+            .take(3)
+            .map(|f| format!("\"{}\"", strip_subset_tag(f)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let (noun, verb, them, images) = if self.pages.len() == 1 {
+            ("Page", "uses", "it", "its image")
+        } else {
+            ("Pages", "use", "them", "their images")
+        };
+        ctx.warn(format!(
+            "{noun} {pages} {verb} a font without a usable Unicode mapping ({fonts}), so the \
+             text read from {them} is likely wrong; convert with OCR on to read {them} from \
+             {images}."
+        ));
+    }
+}
+
+/// "1-3, 7" for pages 1, 2, 3 and 7.
+fn page_list(pages: &[u32]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < pages.len() {
+        let mut j = i;
+        while j + 1 < pages.len() && pages[j + 1] == pages[j] + 1 {
+            j += 1;
+        }
+        out.push(if j > i {
+            format!("{}-{}", pages[i], pages[j])
+        } else {
+            pages[i].to_string()
+        });
+        i = j + 1;
+    }
+    out.join(", ")
+}
+
+/// "Helvetica" for "ABCDEF+Helvetica" (a subset's tag says nothing to a reader).
+fn strip_subset_tag(name: &str) -> &str {
+    match name.split_once('+') {
+        Some((tag, rest)) if tag.len() == 6 && tag.bytes().all(|b| b.is_ascii_uppercase()) => rest,
+        _ => name,
+    }
+}
+
 /// The first pass over one page.
 fn read_page(
     page: &PdfPage<'_>,
@@ -123,12 +207,14 @@ fn read_page(
     number: u32,
     sizes: &mut BTreeMap<u32, usize>,
     budget: &mut images::Budget,
+    unmapped: &mut Unmapped,
     ctx: &mut Context<'_>,
 ) -> Result<PageData> {
     let transform = page_transform(page);
     let (_, mut height) = transform.display_size();
-    let glyphs = match page.text() {
-        Ok(text) => glyphs::page_glyphs(&text, &transform),
+    let mut check = MapCheck::default();
+    let mut glyphs = match page.text() {
+        Ok(text) => glyphs::page_glyphs(&text, &transform, &mut check),
         Err(_) => {
             ctx.warn(format!(
                 "The text of page {number} could not be read: its content is damaged"
@@ -136,6 +222,19 @@ fn read_page(
             Vec::new()
         }
     };
+    // Text in a font without a usable Unicode mapping is codes, not characters: such a page
+    // is read from its image when OCR is on (the text layer is dropped), else reported.
+    let mut ocr = None;
+    let (share, fonts) = check.verdict();
+    if share >= UNMAPPED_SHARE {
+        match scan::ocr_page(page, ctx)? {
+            Some(blocks) => {
+                ocr = Some(blocks);
+                glyphs.clear();
+            }
+            None => unmapped.add(number, &fonts),
+        }
+    }
     let (width, _) = transform.display_size();
     let oriented = glyphs::orient(glyphs, width, height);
     let turns = oriented.turns;
@@ -167,8 +266,9 @@ fn read_page(
         })
         .map(Block::text)
         .collect();
-    let mut ocr = None;
-    if scan::is_scanned(glyphs.len(), objects.image_coverage, objects.has_graphics) {
+    if ocr.is_some() {
+        // Read by OCR above.
+    } else if scan::is_scanned(glyphs.len(), objects.image_coverage, objects.has_graphics) {
         match scan::ocr_page(page, ctx)? {
             Some(blocks) => ocr = Some(blocks),
             None => ctx.warn(format!(
@@ -427,7 +527,7 @@ pub fn debug_runs(library: &Path, bytes: &[u8]) -> Result<Vec<String>> {
                 ch.origin().ok().map(|(x, y)| (x.value, y.value))
             ));
         }
-        let glyphs = glyphs::page_glyphs(&text, &transform);
+        let glyphs = glyphs::page_glyphs(&text, &transform, &mut MapCheck::default());
         for run in glyphs::runs(glyphs) {
             out.push(format!(
                 "run [{:.1} {:.1} {:.1} {:.1}] base {:.1} size {:.1}: {}",

@@ -12,6 +12,7 @@
 
 use crate::geom::{PageTransform, Rect};
 use crate::layout::Word;
+use crate::unicode_map::MapCheck;
 use pdfium_render::prelude::*;
 
 /// One visible character.
@@ -79,7 +80,11 @@ impl Run {
 }
 
 /// Every visible character of a page, in PDFium's order.
-pub fn page_glyphs(text: &PdfPageText<'_>, transform: &PageTransform) -> Vec<Glyph> {
+pub fn page_glyphs(
+    text: &PdfPageText<'_>,
+    transform: &PageTransform,
+    check: &mut MapCheck,
+) -> Vec<Glyph> {
     let chars = text.chars();
     let mut out: Vec<Glyph> = Vec::with_capacity(chars.len());
     let mut pending_space = false;
@@ -101,7 +106,13 @@ pub fn page_glyphs(text: &PdfPageText<'_>, transform: &PageTransform) -> Vec<Gly
         let text = match c {
             // PDFium reports a soft hyphen at a line end as U+0002.
             '\u{2}' | '\u{ad}' => GlyphText::Char('\u{ad}'),
-            c if c.is_control() || c == '\u{fffe}' || c == '\u{feff}' => continue,
+            c if c.is_control() || c == '\u{fffe}' || c == '\u{feff}' => {
+                // A code with no character: its font's mapping is judged below.
+                if !ch.is_generated().unwrap_or(false) {
+                    check.add(&ch.font_name(), c);
+                }
+                continue;
+            }
             c => ligature(c).map_or(GlyphText::Char(c), GlyphText::Str),
         };
         let generated = ch.is_generated().unwrap_or(false);
@@ -148,6 +159,7 @@ pub fn page_glyphs(text: &PdfPageText<'_>, transform: &PageTransform) -> Vec<Gly
             None => 400,
         };
         let name = ch.font_name();
+        check.add(&name, c);
         // Characters come in runs of one font: the style is worked out once per run.
         let (bold, italic) = match &last_font {
             Some((n, w, style)) if *n == name && *w == weight => *style,

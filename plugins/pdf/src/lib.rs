@@ -24,6 +24,7 @@ mod layout;
 mod meta;
 mod scan;
 mod tables;
+mod unicode_map;
 
 use quire_plugin_api::{
     register_converter, Context, Converter, ConverterDescriptor, Document, Input, PluginConfig,

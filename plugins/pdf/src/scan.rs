@@ -77,10 +77,11 @@ fn ocr_rendered(
                 return Ok(None);
             }
         },
-        Err(e) => {
-            ctx.warn(format!(
-                "A scanned page could not be rendered for OCR ({e:?})"
-            ));
+        Err(_) => {
+            ctx.warn(
+                "A page could not be rendered for OCR: its content is damaged; its text was not read."
+                    .to_string(),
+            );
             return Ok(None);
         }
     };

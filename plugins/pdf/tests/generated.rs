@@ -7,7 +7,10 @@ use quire_plugin_api::{
     Block, Context, Converter, Document, ErrorKind, Inline, Input, Limits, OcrImage, OcrOutput,
     OcrProvider, Result,
 };
-use quire_plugin_pdf::{flatten::document_text, PdfConverter};
+use quire_plugin_pdf::{
+    flatten::{document_text, part_text},
+    PdfConverter,
+};
 use support::pdfgen::{bold, pdf, text, Info, Page, Picture};
 
 fn convert_with(bytes: &[u8], ctx: &mut Context<'_>) -> Result<Document> {
@@ -333,6 +336,60 @@ fn scanned_pages_are_read_by_ocr_or_reported() {
         ]
     );
     assert_eq!(ctx.ocr_image_count(), 1);
+}
+
+/// Two pages of prose; the second in a font whose codes are not its characters.
+fn unmapped_font_pdf() -> Vec<u8> {
+    let lines = [
+        "The committee reviewed the annual report and agreed that the figures for",
+        "the second quarter should be published together with the notes on the",
+        "methodology before the meeting of the board in the coming month.",
+    ];
+    let good = Page {
+        texts: body(&lines, 72.0, 700.0, 11.0),
+        ..Page::default()
+    };
+    let mut broken = Page {
+        texts: body(&lines, 72.0, 700.0, 11.0),
+        unmapped_font: true,
+        ..Page::default()
+    };
+    broken.texts.push(bold(72.0, 740.0, 14.0, "Minutes"));
+    pdf(&[good, broken], None)
+}
+
+#[test]
+fn text_without_a_usable_unicode_map_is_reported_or_read_by_ocr() {
+    let bytes = unmapped_font_pdf();
+    // Without OCR: the characters are left as they are (never rewritten) and a warning names
+    // the page and says what to do.
+    let mut ctx = Context::new();
+    let doc = convert_with(&bytes, &mut ctx).expect("conversion");
+    let text = document_text(&doc);
+    assert!(text.contains("7KH FRPPLWWHH"), "{text}");
+    assert!(text.contains("The committee reviewed"), "{text}");
+    let warnings = ctx.warnings().to_vec();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("Page 2 uses a font without a usable Unicode mapping")
+            && warnings[0].contains("\"Helvetica\"")
+            && warnings[0].contains("OCR"),
+        "{warnings:?}"
+    );
+    // With OCR: that page, and only that page, is read from its image.
+    let ocr = FakeOcr;
+    let mut ctx = Context::new().with_ocr("fake", &ocr);
+    let doc = convert_with(&bytes, &mut ctx).expect("conversion");
+    assert_eq!(ctx.ocr_image_count(), 1);
+    assert!(ctx.warnings().is_empty(), "{:?}", ctx.warnings());
+    assert!(part_text(&doc.parts[0]).contains("The committee"));
+    assert_eq!(
+        doc.parts[1].blocks,
+        vec![
+            Block::text("Scanned words from the page"),
+            Block::text("Second paragraph")
+        ]
+    );
 }
 
 #[test]

@@ -54,6 +54,10 @@ pub struct Page {
     pub rotate: u16,
     /// Filled discs `(centre x, centre y, radius)`, as browsers draw list bullets.
     pub discs: Vec<(f32, f32, f32)>,
+    /// The regular font has no usable Unicode mapping: its codes are the characters' minus
+    /// 29 (as TrueType subsets number glyphs) under glyph names PDFium does not know, so the
+    /// text layer reads "7KH" for "The".
+    pub unmapped_font: bool,
 }
 
 pub struct Info<'a> {
@@ -80,21 +84,37 @@ fn escape(s: &str) -> String {
     out
 }
 
+/// A string literal body whose codes are the ASCII characters' minus 29.
+fn shifted(s: &str) -> String {
+    s.chars()
+        .map(|c| format!("\\{:03o}", (c as u32).clamp(32, 126) - 29))
+        .collect()
+}
+
 pub fn pdf(pages: &[Page], info: Option<Info<'_>>) -> Vec<u8> {
-    let mut objects: Vec<Vec<u8>> = Vec::new();
-    // 1 catalog, 2 pages, 3 Helvetica, 4 Helvetica-Bold, 5 info; then per page: page, content,
-    // images, link annotation.
-    objects.push(b"<< /Type /Catalog /Pages 2 0 R >>".to_vec());
-    objects.push(Vec::new()); // pages, filled below
-    objects.push(
+    // 1 catalog, 2 pages, 3 Helvetica, 4 Helvetica-Bold, 5 info, 6 an unmapped Helvetica; then
+    // per page: page, content, images, link annotation.
+    let mut objects: Vec<Vec<u8>> = vec![
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        Vec::new(), // pages, filled below
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
             .to_vec(),
-    );
-    objects.push(
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>"
             .to_vec(),
+        Vec::new(), // info, filled below
+    ];
+    let info_id = 5;
+    let shifted_font_id = 6;
+    let names: Vec<String> = (3..=97).map(|c| format!("/g{c}")).collect();
+    objects.push(
+        format!(
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding \
+             /Differences [3 {}] >> >>",
+            names.join(" ")
+        )
+        .into_bytes(),
     );
-    objects.push(match &info {
+    objects[info_id - 1] = match &info {
         Some(i) => format!(
             "<< /Title ({}) /Author ({}) /CreationDate ({}) >>",
             escape(i.title),
@@ -103,7 +123,7 @@ pub fn pdf(pages: &[Page], info: Option<Info<'_>>) -> Vec<u8> {
         )
         .into_bytes(),
         None => b"<< >>".to_vec(),
-    });
+    };
     let mut kids = Vec::new();
     for page in pages {
         let page_id = objects.len() + 1;
@@ -128,7 +148,11 @@ pub fn pdf(pages: &[Page], info: Option<Info<'_>>) -> Vec<u8> {
                 -s,
                 t.x,
                 t.y,
-                escape(&t.text)
+                if page.unmapped_font && !t.bold {
+                    shifted(&t.text)
+                } else {
+                    escape(&t.text)
+                }
             ));
         }
         for (cx, cy, r) in &page.discs {
@@ -179,8 +203,9 @@ pub fn pdf(pages: &[Page], info: Option<Info<'_>>) -> Vec<u8> {
         objects.push(
             format!(
                 "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Rotate {} /Contents {content_id} 0 R \
-                 /Resources << /Font << /F1 3 0 R /F2 4 0 R >> /XObject << {xobjects}>> >> {annots} >>",
-                page.rotate
+                 /Resources << /Font << /F1 {} 0 R /F2 4 0 R >> /XObject << {xobjects}>> >> {annots} >>",
+                page.rotate,
+                if page.unmapped_font { shifted_font_id } else { 3 }
             )
             .into_bytes(),
         );
