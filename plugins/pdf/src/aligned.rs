@@ -19,6 +19,8 @@ use std::ops::Range;
 const CELL_GAP: f32 = 0.9;
 /// A white column through all lines must be this many ems wide to separate table columns.
 const COLUMN_GAP: f32 = 0.6;
+/// A space this many ems wide or wider is stretched (a plain space is a quarter to a third).
+const JUSTIFIED_SPACE: f32 = 0.45;
 /// Longest run of lines considered as one table.
 const MAX_LINES: usize = 400;
 
@@ -226,10 +228,13 @@ fn build(lines: &[Line]) -> Option<Table> {
     Some(Table { header_rows, rows })
 }
 
-/// A line of four or more words whose spaces are all about as wide as each other and wider
-/// than a plain word space: a justified line of prose.
+/// A line of three or more words whose spaces are all about as wide as each other and wider
+/// than a plain word space: a justified line of prose. (A justified line in a narrow column
+/// can have spaces of three ems and more; a table row has narrow spaces inside its cells and
+/// wide ones between them, and cells of different widths put its wide ones at different
+/// widths.)
 fn evenly_spread(line: &Line) -> bool {
-    if line.words.len() < 4 {
+    if line.words.len() < 3 {
         return false;
     }
     let gaps: Vec<f32> = line
@@ -243,7 +248,7 @@ fn evenly_spread(line: &Line) -> bool {
             (lo.min(*g), hi.max(*g))
         });
     let size = line.size.max(1.0);
-    hi >= CELL_GAP * size && hi - lo <= 0.15 * hi.max(0.2 * size)
+    hi >= JUSTIFIED_SPACE * size && hi - lo <= 0.15 * hi.max(0.2 * size)
 }
 
 /// A list marker: a bullet glyph, or a number or letter with or without its delimiter

@@ -202,33 +202,40 @@ fn gaps(intervals: impl Iterator<Item = (f32, f32)>) -> Vec<(f32, f32)> {
     out
 }
 
-/// Whether a vertical gap separates columns of text rather than the columns of a table.
-fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
-    // Per side: its baselines, and the median characters and words a line holds (a median,
-    // so a heading of two short lines above a column does not make its prose look like cells).
-    let stats = |side: &[Item]| {
-        let mut lines: Vec<(f32, usize, usize)> = Vec::new();
-        for i in side {
-            if let Item::Run(r) = i {
-                match lines
-                    .iter_mut()
-                    .find(|(b, _, _)| (b - r.baseline).abs() < 0.3 * size)
-                {
-                    Some(line) => {
-                        line.1 += r.chars;
-                        line.2 += r.words.len();
-                    }
-                    None => lines.push((r.baseline, r.chars, r.words.len())),
+/// A side's baselines, and the median characters and words a line holds (a median, so a
+/// heading of two short lines above a column does not make its prose look like cells).
+fn side_stats(side: &[Item], size: f32) -> (Vec<f32>, f32, f32) {
+    let mut lines: Vec<(f32, usize, usize)> = Vec::new();
+    for i in side {
+        if let Item::Run(r) = i {
+            match lines
+                .iter_mut()
+                .find(|(b, _, _)| (b - r.baseline).abs() < 0.3 * size)
+            {
+                Some(line) => {
+                    line.1 += r.chars;
+                    line.2 += r.words.len();
                 }
+                None => lines.push((r.baseline, r.chars, r.words.len())),
             }
         }
-        let chars = median(lines.iter().map(|l| l.1 as f32));
-        let words = median(lines.iter().map(|l| l.2 as f32));
-        let baselines: Vec<f32> = lines.into_iter().map(|l| l.0).collect();
-        (baselines, chars, words)
-    };
-    let (lb, l_per_line, l_words) = stats(left);
-    let (rb, r_per_line, r_words) = stats(right);
+    }
+    let chars = median(lines.iter().map(|l| l.1 as f32));
+    let words = median(lines.iter().map(|l| l.2 as f32));
+    let baselines: Vec<f32> = lines.into_iter().map(|l| l.0).collect();
+    (baselines, chars, words)
+}
+
+/// Lines of prose: long, or (in a narrow column) of several words, where table cells hold
+/// one to three.
+fn prose_lines(chars: f32, words: f32) -> bool {
+    chars >= 28.0 || (chars >= 16.0 && words >= 3.5)
+}
+
+/// Whether a vertical gap separates columns of text rather than the columns of a table.
+fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
+    let (lb, l_per_line, l_words) = side_stats(left, size);
+    let (rb, r_per_line, r_words) = side_stats(right, size);
     if lb.is_empty() || rb.is_empty() {
         // An image beside text.
         return true;
@@ -250,13 +257,20 @@ fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
     }
     // Same baselines on both sides, and a side that is itself split by a white column through
     // all its lines with words on both sides of it (not list markers beside their items): the
-    // columns of one table, cut at the widest gap between two of them.
+    // columns of one table, cut at the widest gap between two of them. Unless the two parts
+    // of that side are prose too: then it is the next gutter of a page of three or more
+    // columns set on one line pitch.
     let split = |side: &[Item]| {
         let words_beyond = |keep: &dyn Fn(&Rect) -> bool| {
             side.iter().any(|i| match i {
                 Item::Run(r) => keep(&r.rect) && r.chars > 3,
                 Item::Object { .. } => false,
             })
+        };
+        let prose_part = |keep: &dyn Fn(&Rect) -> bool| {
+            let part: Vec<Item> = side.iter().filter(|i| keep(&i.rect())).cloned().collect();
+            let (baselines, chars, words) = side_stats(&part, size);
+            baselines.len() >= 3 && prose_lines(chars, words)
         };
         side.len() >= 3
             && gaps(side.iter().map(|i| {
@@ -265,7 +279,10 @@ fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
             }))
             .iter()
             .any(|&(a, b)| {
-                b - a >= size && words_beyond(&|r| r.x1 <= a) && words_beyond(&|r| r.x0 >= b)
+                b - a >= size
+                    && words_beyond(&|r| r.x1 <= a)
+                    && words_beyond(&|r| r.x0 >= b)
+                    && !(prose_part(&|r| r.x1 <= a) && prose_part(&|r| r.x0 >= b))
             })
     };
     if split(left) || split(right) {
@@ -275,8 +292,7 @@ fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
     // columns of prose (three to a page) have lines of few characters but still of several
     // words, where table cells hold one to three.
     let words_per_line = l_words.min(r_words);
-    let prose = l_per_line.min(r_per_line) >= 28.0
-        || (l_per_line.min(r_per_line) >= 16.0 && words_per_line >= 3.5);
+    let prose = prose_lines(l_per_line.min(r_per_line), words_per_line);
     // Two lines a side are enough when both read as sentences (a caption beside the end of a
     // paragraph); a table row's cells are rarely that long.
     lb.len().min(rb.len()) >= 3 && prose

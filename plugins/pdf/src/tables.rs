@@ -16,6 +16,10 @@ const TOUCH: f32 = 3.0;
 /// Positions closer than this (points) are one grid line.
 const SAME_LINE: f32 = 2.5;
 
+/// Cells holding more characters than this on average (and several lines each) are boxes of
+/// paragraphs rather than table cells.
+const PARAGRAPH_CELL_CHARS: usize = 60;
+
 /// Finds ruled tables, removes their words from `items`, and returns each with its box.
 pub fn extract(rules: &[Rect], items: &mut Vec<Item>) -> Vec<(Rect, Table)> {
     if rules.len() < 2 {
@@ -93,9 +97,17 @@ pub fn extract(rules: &[Rect], items: &mut Vec<Item>) -> Vec<(Rect, Table)> {
             .filter(|&c| cells.iter().any(|r| !r[c].is_empty()))
             .count();
         // A framed paragraph or a single boxed label is not a table; nor is a page of boxes
-        // holding whole paragraphs.
+        // holding whole paragraphs (many lines a cell, and long ones: narrow cells wrap a few
+        // words over as many lines).
         let lines: usize = cells.iter().flatten().map(|c| line_count(c)).sum();
-        if taken == 0 || rows_used < 2 || cols_used < 2 || filled < 3 || lines * 2 > filled * 5 {
+        let chars: usize = cells
+            .iter()
+            .flatten()
+            .flatten()
+            .map(|w| w.text.chars().count())
+            .sum();
+        let paragraphs = lines * 2 > filled * 5 && chars > filled * PARAGRAPH_CELL_CHARS;
+        if taken == 0 || rows_used < 2 || cols_used < 2 || filled < 3 || paragraphs {
             continue;
         }
         remove_words(items, &xs, &ys);

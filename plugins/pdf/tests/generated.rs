@@ -93,6 +93,41 @@ fn two_columns_are_read_one_after_the_other() {
 }
 
 #[test]
+fn three_columns_on_one_line_pitch_are_read_one_after_the_other() {
+    // Three narrow columns of prose whose lines share their baselines (one font, one line
+    // height, as a browser sets CSS columns): each side of a gutter is itself split by the next
+    // gutter, which must not make the page read as a table.
+    let column = |name: &str| -> Vec<String> {
+        (1..=6)
+            .map(|i| format!("{name} column line {i} of its prose"))
+            .collect()
+    };
+    let mut page = Page::default();
+    for (k, name) in ["First", "Second", "Third"].iter().enumerate() {
+        let lines = column(name);
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        page.texts
+            .extend(body(&lines, 54.0 + k as f32 * 180.0, 700.0, 9.0));
+    }
+    let doc = convert(&pdf(&[page], None));
+    let blocks = &doc.parts[0].blocks;
+    assert!(
+        !blocks.iter().any(|b| matches!(b, Block::Table(_))),
+        "{blocks:#?}"
+    );
+    let text = document_text(&doc);
+    let at = |s: &str| {
+        text.find(s)
+            .unwrap_or_else(|| panic!("{s} missing:\n{text}"))
+    };
+    assert!(
+        at("First column line 6") < at("Second column line 1")
+            && at("Second column line 6") < at("Third column line 1"),
+        "columns interleaved:\n{text}"
+    );
+}
+
+#[test]
 fn table_like_rows_stay_rows() {
     let mut page = Page::default();
     for (i, (k, v)) in [("Name", "Alice"), ("City", "Paris"), ("Role", "Engineer")]
@@ -488,6 +523,55 @@ fn ruled_tables_become_tables() {
         ]
     );
     assert_eq!(table.header_rows, 1);
+}
+
+#[test]
+fn a_ruled_table_of_narrow_cells_wrapping_over_several_lines_is_a_table() {
+    // Cells a few words long, each wrapped over three or four lines of a narrow column (as a
+    // table in one column of a three-column page): a table, not boxes of paragraphs.
+    let (xs, ys) = ([72.0, 122.0, 172.0, 222.0], [700.0, 650.0, 600.0, 550.0]);
+    let mut page = Page::default();
+    for y in ys {
+        page.lines.push((xs[0], y, xs[3], y));
+    }
+    for x in xs {
+        page.lines.push((x, ys[0], x, ys[3]));
+    }
+    let cell = |r: usize, c: usize| -> [String; 4] {
+        [
+            format!("Row{r}"),
+            format!("col{c}"),
+            "wraps".to_string(),
+            "here".to_string(),
+        ]
+    };
+    for r in 0..3 {
+        for c in 0..3 {
+            for (l, word) in cell(r, c).iter().enumerate() {
+                page.texts
+                    .push(text(xs[c] + 4.0, ys[r] - 10.0 - l as f32 * 10.0, 8.0, word));
+            }
+        }
+    }
+    let doc = convert(&pdf(&[page], None));
+    let blocks = &doc.parts[0].blocks;
+    let Some(Block::Table(table)) = blocks.first() else {
+        panic!("{blocks:#?}")
+    };
+    assert_eq!(
+        (table.rows.len(), table.rows[0].len()),
+        (3, 3),
+        "{table:#?}"
+    );
+    let first: String = table.rows[1][2]
+        .content
+        .iter()
+        .filter_map(|i| match i {
+            Inline::Text { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(first, "Row1 col2 wraps here");
 }
 
 /// The characters a reader sees, with ordered list numbers written back as Markdown would
@@ -1069,6 +1153,45 @@ fn justified_prose_is_not_a_table() {
         .filter(|b| matches!(b, Block::Table(_)))
         .count();
     assert_eq!(tables, 0, "{:#?}", doc.parts[0].blocks);
+}
+
+#[test]
+fn justified_lines_of_three_words_in_a_narrow_column_are_prose() {
+    // A justified paragraph in a narrow column: lines of three long words stretched to the
+    // column's width, their wide spaces lining up by chance. Each line's words are anagrams
+    // (equal widths), so its spaces are equal, as justification makes them.
+    let lines: [&[&str]; 3] = [
+        &["listen", "silent", "enlist"],
+        &["danger", "garden", "ranged"],
+        &["master", "stream", "tamers"],
+    ];
+    let mut page = Page::default();
+    page.texts.push(text(
+        72.0,
+        712.5,
+        10.0,
+        "The opening line of the paragraph is set",
+    ));
+    for (i, words) in lines.iter().enumerate() {
+        for (k, w) in words.iter().enumerate() {
+            page.texts.push(text(
+                72.0 + k as f32 * 72.0,
+                700.0 - i as f32 * 12.5,
+                10.0,
+                w,
+            ));
+        }
+    }
+    page.texts
+        .push(text(72.0, 662.5, 10.0, "and the last line ends it."));
+    let doc = convert(&pdf(&[page], None));
+    assert_eq!(
+        doc.parts[0].blocks,
+        vec![Block::text(
+            "The opening line of the paragraph is set listen silent enlist danger garden \
+             ranged master stream tamers and the last line ends it."
+        )],
+    );
 }
 
 #[test]

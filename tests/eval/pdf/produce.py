@@ -37,6 +37,9 @@ def chromium_html(doc: dict, rng: random.Random) -> tuple[str, dict]:
     p {{ margin: 0 0 {rng.choice([0.4, 0.6, 0.8, 1.0])}em 0; {'text-indent: 1.5em;' if rng.random() < 0.2 else ''} text-align: {rng.choice(['left', 'justify'])}; }}
     table {{ border-collapse: collapse; margin: 0.5em 0 0.8em 0; font-size: 0.92em; break-inside: avoid; }}
     table.wide {{ column-span: all; }}
+    /* A table in a column fits the column, as an author would make it (wider, Chromium lets it
+       run over the next column's text, which no reader could take apart). */
+    main table:not(.wide) {{ width: 100%; table-layout: fixed; overflow-wrap: break-word; }}
     td, th {{ padding: 2pt 8pt; text-align: left; vertical-align: top; }}
     table.full td, table.full th {{ border: 0.75pt solid #333; }}
     table.partial {{ border-top: 1pt solid #000; border-bottom: 1pt solid #000; }}
