@@ -545,11 +545,11 @@ fn a_ruled_table_of_narrow_cells_wrapping_over_several_lines_is_a_table() {
             "here".to_string(),
         ]
     };
-    for r in 0..3 {
-        for c in 0..3 {
+    for (r, top) in ys.iter().take(3).enumerate() {
+        for (c, left) in xs.iter().take(3).enumerate() {
             for (l, word) in cell(r, c).iter().enumerate() {
                 page.texts
-                    .push(text(xs[c] + 4.0, ys[r] - 10.0 - l as f32 * 10.0, 8.0, word));
+                    .push(text(left + 4.0, top - 10.0 - l as f32 * 10.0, 8.0, word));
             }
         }
     }
