@@ -57,8 +57,8 @@ pub fn convert(library: &Path, input: &Input<'_>, ctx: &mut Context<'_>) -> Resu
         ctx.check()?;
         let number = index + 1;
         let page = match pages.get(index as i32) {
-            Ok(page) => read_page(
-                &page,
+            Ok(mut page) => read_page(
+                &mut page,
                 &doc,
                 number,
                 &mut sizes,
@@ -202,7 +202,7 @@ fn strip_subset_tag(name: &str) -> &str {
 
 /// The first pass over one page.
 fn read_page(
-    page: &PdfPage<'_>,
+    page: &mut PdfPage<'_>,
     document: &PdfDocument<'_>,
     number: u32,
     sizes: &mut BTreeMap<u32, usize>,
@@ -212,6 +212,10 @@ fn read_page(
 ) -> Result<PageData> {
     let transform = page_transform(page);
     let (_, mut height) = transform.display_size();
+    // Links first: flattening below takes the page's annotations away.
+    let mut links = links(page, &transform);
+    flatten_form_fields(page, number, ctx);
+    let page: &PdfPage<'_> = page;
     let mut check = MapCheck::default();
     let mut glyphs = match page.text() {
         Ok(text) => glyphs::page_glyphs(&text, &transform, &mut check),
@@ -302,7 +306,6 @@ fn read_page(
             placed.push(Some(Block::Image(image)));
         }
     }
-    let mut links = links(page, &transform);
     if turns != 0 {
         for l in &mut links {
             l.rect = glyphs::turn_rect(&l.rect, turns, width, transform.display_size().1);
@@ -316,6 +319,24 @@ fn read_page(
         ocr,
         aside,
     })
+}
+
+/// Form fields (text boxes, check boxes, choices) show their values through appearance
+/// streams that are not page content, so PDFium's text page leaves them out; a filled form
+/// would lose every answer. Pages with form widgets are flattened first (in memory only):
+/// the fields' appearances become page content and are read like the rest of the page.
+fn flatten_form_fields(page: &mut PdfPage<'_>, number: u32, ctx: &mut Context<'_>) {
+    let has_fields = page.annotations().iter().any(|a| {
+        matches!(
+            a.annotation_type(),
+            PdfPageAnnotationType::Widget | PdfPageAnnotationType::XfaWidget
+        )
+    });
+    if has_fields && page.flatten().is_err() {
+        ctx.warn(format!(
+            "The form fields on page {number} could not be read; their values are missing."
+        ));
+    }
 }
 
 /// Picture bullets: a small image just left of the start of a text run, on its line, becomes

@@ -428,6 +428,35 @@ fn text_without_a_usable_unicode_map_is_reported_or_read_by_ocr() {
 }
 
 #[test]
+fn filled_form_fields_are_read_with_the_page() {
+    // The values of a filled form live in its fields' appearance streams, not in the page's
+    // content; they are part of what the page says.
+    let page = Page {
+        texts: vec![text(72.0, 700.0, 10.0, "Applicant name:")],
+        field: Some((160.0, 694.0, 360.0, 712.0, "Jane Q. Example".to_string())),
+        link: Some((
+            72.0,
+            650.0,
+            200.0,
+            662.0,
+            "https://example.org/".to_string(),
+        )),
+        ..Page::default()
+    };
+    let mut page = page;
+    page.texts.push(text(72.0, 652.0, 10.0, "Read the terms"));
+    let doc = convert(&pdf(&[page], None));
+    let text = document_text(&doc);
+    assert!(text.contains("Applicant name: Jane Q. Example"), "{text}");
+    // Links are kept although the annotations were flattened away.
+    let linked = doc.parts[0]
+        .blocks
+        .iter()
+        .any(|b| format!("{b:?}").contains("https://example.org/"));
+    assert!(linked, "{:#?}", doc.parts[0].blocks);
+}
+
+#[test]
 fn image_limits_skip_with_a_reason() {
     let bytes = image_page();
     let mut ctx = Context::new().with_limits(Limits {

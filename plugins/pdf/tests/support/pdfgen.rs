@@ -58,6 +58,9 @@ pub struct Page {
     /// 29 (as TrueType subsets number glyphs) under glyph names PDFium does not know, so the
     /// text layer reads "7KH" for "The".
     pub unmapped_font: bool,
+    /// A filled-in text form field `(x0, y0, x1, y1, value)`: a widget annotation whose
+    /// appearance stream shows the value (not page content).
+    pub field: Option<(f32, f32, f32, f32, String)>,
 }
 
 pub struct Info<'a> {
@@ -125,6 +128,7 @@ pub fn pdf(pages: &[Page], info: Option<Info<'_>>) -> Vec<u8> {
         None => b"<< >>".to_vec(),
     };
     let mut kids = Vec::new();
+    let mut fields: Vec<String> = Vec::new();
     for page in pages {
         let page_id = objects.len() + 1;
         let content_id = page_id + 1;
@@ -195,10 +199,19 @@ pub fn pdf(pages: &[Page], info: Option<Info<'_>>) -> Vec<u8> {
             ));
             xobjects.push_str(&format!("/Im{k} {} 0 R ", first_image_id + k));
         }
-        let annots = if page.link.is_some() {
-            format!("/Annots [{annot_id} 0 R]")
-        } else {
+        let field_id = annot_id + usize::from(page.link.is_some());
+        let mut annots: Vec<String> = Vec::new();
+        if page.link.is_some() {
+            annots.push(format!("{annot_id} 0 R"));
+        }
+        if page.field.is_some() {
+            annots.push(format!("{field_id} 0 R"));
+            fields.push(format!("{field_id} 0 R"));
+        }
+        let annots = if annots.is_empty() {
             String::new()
+        } else {
+            format!("/Annots [{}]", annots.join(" "))
         };
         objects.push(
             format!(
@@ -271,6 +284,39 @@ pub fn pdf(pages: &[Page], info: Option<Info<'_>>) -> Vec<u8> {
                 .into_bytes(),
             );
         }
+        if let Some((x0, y0, x1, y1, value)) = &page.field {
+            let (w, h) = (x1 - x0, y1 - y0);
+            objects.push(
+                format!(
+                    "<< /Type /Annot /Subtype /Widget /F 4 /FT /Tx /T (field{field_id}) /V ({v}) \
+                     /Rect [{x0} {y0} {x1} {y1}] /DA (/F1 10 Tf 0 g) /AP << /N {} 0 R >> >>",
+                    field_id + 1,
+                    v = escape(value)
+                )
+                .into_bytes(),
+            );
+            let ap = format!(
+                "/Tx BMC BT /F1 10 Tf 2 {} Td ({}) Tj ET EMC",
+                h / 2.0 - 3.0,
+                escape(value)
+            );
+            let mut stream = format!(
+                "<< /Type /XObject /Subtype /Form /BBox [0 0 {w} {h}] \
+                 /Resources << /Font << /F1 3 0 R >> >> /Length {} >>\nstream\n",
+                ap.len()
+            )
+            .into_bytes();
+            stream.extend_from_slice(ap.as_bytes());
+            stream.extend_from_slice(b"\nendstream");
+            objects.push(stream);
+        }
+    }
+    if !fields.is_empty() {
+        objects[0] = format!(
+            "<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [{}] /DA (/F1 10 Tf 0 g) >> >>",
+            fields.join(" ")
+        )
+        .into_bytes();
     }
     objects[1] = format!(
         "<< /Type /Pages /Kids [{}] /Count {} >>",
