@@ -577,7 +577,19 @@ fn emit(paras: Vec<Para>, style: &DocStyle, links: &[Link], out: &mut Vec<Block>
                             content: vec![Inline::plain(text)],
                         });
                     }
-                    None => out.push(Block::Paragraph(inlines(words, links))),
+                    None => match run_in_heading(&words) {
+                        Some(n) => {
+                            let mut words = words;
+                            let rest = words.split_off(n);
+                            let size = median(words.iter().map(|w| w.size));
+                            out.push(Block::Heading {
+                                level: style.heading_level(size, true).unwrap_or(3),
+                                content: vec![Inline::plain(join_words(&words))],
+                            });
+                            out.push(Block::Paragraph(inlines(rest, links)));
+                        }
+                        None => out.push(Block::Paragraph(inlines(words, links))),
+                    },
                 }
             }
         }
@@ -691,6 +703,27 @@ fn heading(para: &Para, style: &DocStyle) -> Option<u8> {
         }
     }
     style.heading_level(size, bold)
+}
+
+/// A run-in heading: a paragraph that opens with a section number and a short title in bold,
+/// the text following on the same line in regular type ("**5.1 Hyper Parameter
+/// Optimization** We have chosen ..."), as Springer's LNCS and many report styles set their
+/// lower levels. Returns how many words the heading has.
+fn run_in_heading(words: &[Word]) -> Option<usize> {
+    let n = words.iter().take_while(|w| w.bold).count();
+    let number = words.first()?.text.trim_end_matches('.');
+    let numbered = !number.is_empty()
+        && number
+            .split('.')
+            .all(|p| !p.is_empty() && p.len() <= 3 && p.bytes().all(|b| b.is_ascii_digit()));
+    let title = &words[1.min(n)..n];
+    let titled = title
+        .first()
+        .is_some_and(|w| w.text.starts_with(char::is_uppercase))
+        && !title
+            .last()
+            .is_some_and(|w| w.text.ends_with([',', ';', ':']));
+    (numbered && titled && n <= 12 && words.len() >= n + 3).then_some(n)
 }
 
 /// The words of consecutive lines, with a word broken over a line end ("infor-" +

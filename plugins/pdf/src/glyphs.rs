@@ -346,13 +346,36 @@ fn font_style(name: &str, weight: u32) -> (bool, bool) {
         || base.contains("black")
         || base.contains("heavy")
         || base.contains("semibold")
-        || base.starts_with("cmbx")
+        || tex_shape(base).0
         || base.ends_with("-bd")
         || base.ends_with(",bold");
     let italic = base.contains("italic")
         || base.contains("oblique")
-        || base.starts_with("cmti")
+        || tex_shape(base).1
         || base.ends_with("-it");
+    (bold, italic)
+}
+
+/// Bold and italic from a TeX font name: Computer Modern (`cmbx10`, `cmti10`), the EC and
+/// CM-Super fonts (`ecbx1000`, `sfbx1000`, `sfti1000`, `sfbi1000`, `sfsl1000`) and the text
+/// companions (`tcbx1000`): a family prefix, a shape, and the design size in digits.
+fn tex_shape(base: &str) -> (bool, bool) {
+    let Some(rest) = ["cm", "sf", "ec", "tc"]
+        .iter()
+        .find_map(|p| base.strip_prefix(p))
+    else {
+        return (false, false);
+    };
+    let shape = rest.trim_end_matches(|c: char| c.is_ascii_digit());
+    if shape.len() == rest.len() || shape.is_empty() {
+        // Not of the form prefix + shape + size.
+        return (false, false);
+    }
+    // "bx" bold extended (also in "ssbx" sans, "bxti" bold italic), "b" and "bi" bold;
+    // "ti" text italic, "sl" slanted, "bi" bold italic, "si"/"so" sans italic and oblique.
+    let bold = shape.contains("bx") || matches!(shape, "b" | "bi");
+    let italic =
+        shape.ends_with("ti") || shape.ends_with("sl") || matches!(shape, "bi" | "si" | "so");
     (bold, italic)
 }
 
@@ -579,6 +602,15 @@ mod tests {
         assert_eq!(font_style("AAAAAA+NotoSans-Bold", 625), (true, false));
         assert_eq!(font_style("Arial-BoldItalicMT", 400), (true, true));
         assert_eq!(font_style("CMBX10", 400), (true, false));
+        // TeX's EC and CM-Super fonts name their shape, not their weight.
+        assert_eq!(font_style("YJQNKT+SFBX1000", 250), (true, false));
+        assert_eq!(font_style("SFRM1000", 250), (false, false));
+        assert_eq!(font_style("SFTI1000", 250), (false, true));
+        assert_eq!(font_style("ECBI1200", 400), (true, true));
+        assert_eq!(font_style("CMSSBX10", 400), (true, false));
+        assert_eq!(font_style("CMMI10", 400), (false, false));
+        assert_eq!(font_style("CMR10", 400), (false, false));
+        assert_eq!(font_style("Cambria", 400), (false, false));
         // No name to go by: a clear estimate decides.
         assert_eq!(font_style("F1", 700), (true, false));
         assert_eq!(font_style("F1", 625), (false, false));

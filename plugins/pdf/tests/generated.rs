@@ -128,6 +128,51 @@ fn three_columns_on_one_line_pitch_are_read_one_after_the_other() {
 }
 
 #[test]
+fn a_run_in_numbered_heading_is_a_heading() {
+    // "**5.1 Hyper Parameter Optimization** We have chosen ...": the section title set in bold
+    // at the start of its first paragraph's line, as LNCS papers set their subsections.
+    let mut page = Page::default();
+    page.texts.extend(body(
+        &[
+            "The previous section ends with a sentence of ordinary running text that",
+            "fills a line or two of the page before the next section starts below it.",
+        ],
+        72.0,
+        720.0,
+        10.0,
+    ));
+    // Helvetica-Bold "5.1 Hyper Parameter Optimization" at 10 pt is 163.4 pt wide.
+    page.texts
+        .push(bold(72.0, 690.0, 10.0, "5.1 Hyper Parameter Optimization"));
+    page.texts.push(text(
+        72.0 + 163.4 + 2.8,
+        690.0,
+        10.0,
+        "We have chosen the data set to perform the search,",
+    ));
+    page.texts.extend(body(
+        &["since it includes a highly diverse set of tables and more."],
+        72.0,
+        677.5,
+        10.0,
+    ));
+    let doc = convert(&pdf(&[page], None));
+    assert_eq!(
+        headings(&doc),
+        vec![(2, "5.1 Hyper Parameter Optimization".to_string())],
+        "{:#?}",
+        doc.parts[0].blocks
+    );
+    let text = document_text(&doc);
+    assert!(
+        text.contains(
+            "Optimization\n\nWe have chosen the data set to perform the search, since it"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
 fn table_like_rows_stay_rows() {
     let mut page = Page::default();
     for (i, (k, v)) in [("Name", "Alice"), ("City", "Paris"), ("Role", "Engineer")]
