@@ -153,20 +153,26 @@ impl Unmapped {
             return;
         }
         let pages = page_list(&self.pages);
-        let fonts = self
+        let names: Vec<String> = self
             .fonts
             .iter()
+            .map(|f| strip_subset_tag(f))
+            .filter(|f| !f.is_empty())
             .take(3)
-            .map(|f| format!("\"{}\"", strip_subset_tag(f)))
-            .collect::<Vec<_>>()
-            .join(", ");
+            .map(|f| format!("\"{f}\""))
+            .collect();
+        let fonts = if names.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", names.join(", "))
+        };
         let (noun, verb, them, images) = if self.pages.len() == 1 {
             ("Page", "uses", "it", "its image")
         } else {
             ("Pages", "use", "them", "their images")
         };
         ctx.warn(format!(
-            "{noun} {pages} {verb} a font without a usable Unicode mapping ({fonts}), so the \
+            "{noun} {pages} {verb} a font without a usable Unicode mapping{fonts}, so the \
              text read from {them} is likely wrong; convert with OCR on to read {them} from \
              {images}."
         ));
