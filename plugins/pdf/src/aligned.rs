@@ -34,9 +34,10 @@ pub fn find(lines: &[Line]) -> Vec<(Range<usize>, Table)> {
             continue;
         }
         let end = grow(lines, i);
-        match (end - i >= 3).then(|| build(&lines[i..end])).flatten() {
+        let (start, end) = trim(lines, i, end);
+        match (end - start >= 3).then(|| build(&lines[start..end])).flatten() {
             Some(table) => {
-                out.push((i..end, table));
+                out.push((start..end, table));
                 i = end;
             }
             None => i += 1,
@@ -77,6 +78,33 @@ fn grow(lines: &[Line], start: usize) -> usize {
         end += 1;
     }
     end
+}
+
+/// Narrows a candidate `start..end` by lines at either end that run over a white column
+/// every other line of it keeps: lines of text set in columns just above or below a table
+/// (a page of three columns with a full-width table between them), or a caption under it.
+/// A table's own rows stay inside its columns; a line crossing them is not one of its rows.
+fn trim(lines: &[Line], mut start: usize, mut end: usize) -> (usize, usize) {
+    let size = lines[start].size.max(4.0);
+    let columns = |range: &[Line]| {
+        let mut blocks = Vec::new();
+        for span in range.iter().flat_map(word_spans) {
+            merge_span(&mut blocks, span, COLUMN_GAP * size);
+        }
+        blocks.len()
+    };
+    // Both ends at once: prose above the table and prose below it each hide the other.
+    while end - start > 3 {
+        let inner = columns(&lines[start + 1..end - 1]);
+        let drop_last = columns(&lines[start + 1..end]) < inner;
+        let drop_first = columns(&lines[start..end - 1]) < inner;
+        if !drop_last && !drop_first {
+            break;
+        }
+        end -= usize::from(drop_last);
+        start += usize::from(drop_first);
+    }
+    (start, end)
 }
 
 /// Adds a span to sorted, disjoint blocks, merging every block closer to it than `min_gap`.
@@ -401,6 +429,52 @@ mod tests {
                 vec!["South", "88", "3.0"],
                 vec!["West coast", "9,310", "84.5"],
             ]
+        );
+    }
+
+    #[test]
+    fn lines_crossing_the_columns_at_either_end_are_not_rows() {
+        // Three columns of prose set just above and below a four-column table, as a browser
+        // sets a full-width table between CSS columns, and a caption under it: their words
+        // run over the table's white columns, which every row keeps.
+        let prose = |y: f32| {
+            line(
+                y,
+                &[
+                    (0.0, "words of prose"),
+                    (100.0, "more of the prose"),
+                    (200.0, "third column"),
+                ],
+            )
+        };
+        let lines = vec![
+            prose(0.0),
+            line(
+                14.0,
+                &[(0.0, "Name"), (110.0, "Kind"), (160.0, "12"), (230.0, "Note")],
+            ),
+            line(
+                28.0,
+                &[(0.0, "Alpha"), (110.0, "Red"), (160.0, "7.5"), (230.0, "kept")],
+            ),
+            line(
+                42.0,
+                &[(0.0, "Beta"), (110.0, "Blue"), (160.0, "98"), (230.0, "sent")],
+            ),
+            line(
+                56.0,
+                &[(0.0, "Gamma"), (110.0, "Green"), (160.0, "3"), (230.0, "lost")],
+            ),
+            prose(70.0),
+            line(84.0, &[(0.0, "Table 2: a caption under the table set in one line")]),
+        ];
+        let found = find(&lines);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].0, 1..5);
+        assert_eq!(
+            texts(&found[0].1)[1],
+            vec!["Alpha", "Red", "7.5", "kept"],
+            "four columns, none merged by the prose"
         );
     }
 
