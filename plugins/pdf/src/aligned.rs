@@ -80,31 +80,40 @@ fn grow(lines: &[Line], start: usize) -> usize {
     end
 }
 
-/// Narrows a candidate `start..end` by lines at either end that run over a white column
-/// every other line of it keeps: lines of text set in columns just above or below a table
-/// (a page of three columns with a full-width table between them), or a caption under it.
-/// A table's own rows stay inside its columns; a line crossing them is not one of its rows.
-fn trim(lines: &[Line], mut start: usize, mut end: usize) -> (usize, usize) {
-    let size = lines[start].size.max(4.0);
-    let columns = |range: &[Line]| {
-        let mut blocks = Vec::new();
-        for span in range.iter().flat_map(word_spans) {
-            merge_span(&mut blocks, span, COLUMN_GAP * size);
-        }
-        blocks.len()
-    };
-    // Both ends at once: prose above the table and prose below it each hide the other.
-    while end - start > 3 {
-        let inner = columns(&lines[start + 1..end - 1]);
-        let drop_last = columns(&lines[start + 1..end]) < inner;
-        let drop_first = columns(&lines[start..end - 1]) < inner;
-        if !drop_last && !drop_first {
-            break;
-        }
-        end -= usize::from(drop_last);
-        start += usize::from(drop_first);
+/// Narrows a candidate `start..end` by lines at either end that run over a white column its
+/// middle lines keep: lines of text set in columns just above or below a table (a page of
+/// three columns with a full-width table between them), or a caption under it. A table's own
+/// rows stay inside its columns; a line with a segment reaching into two of them is not one
+/// of its rows. The columns are taken from the middle (up to three lines from each end left
+/// out), then the candidate grows back outwards, one line at a time, while lines keep them.
+fn trim(lines: &[Line], start: usize, end: usize) -> (usize, usize) {
+    let n = end - start;
+    if n <= 3 {
+        return (start, end);
     }
-    (start, end)
+    let size = lines[start].size.max(4.0);
+    let k = ((n - 2) / 2).min(3);
+    let (mut s, mut e) = (start + k, end - k);
+    let mut blocks = Vec::new();
+    for span in lines[s..e].iter().flat_map(word_spans) {
+        merge_span(&mut blocks, span, COLUMN_GAP * size);
+    }
+    let crosses = |line: &Line| {
+        segments(line).iter().any(|&(a, b)| {
+            blocks
+                .iter()
+                .filter(|&&(x0, x1)| a < x1 && b > x0)
+                .count()
+                >= 2
+        })
+    };
+    while e < end && !crosses(&lines[e]) {
+        e += 1;
+    }
+    while s > start && !crosses(&lines[s - 1]) {
+        s -= 1;
+    }
+    (s, e)
 }
 
 /// Adds a span to sorted, disjoint blocks, merging every block closer to it than `min_gap`.
@@ -466,7 +475,8 @@ mod tests {
                 &[(0.0, "Gamma"), (110.0, "Green"), (160.0, "3"), (230.0, "lost")],
             ),
             prose(70.0),
-            line(84.0, &[(0.0, "Table 2: a caption under the table set in one line")]),
+            prose(84.0),
+            line(98.0, &[(0.0, "Table 2: a caption under the table set in one line")]),
         ];
         let found = find(&lines);
         assert_eq!(found.len(), 1);
