@@ -35,7 +35,10 @@ pub fn find(lines: &[Line]) -> Vec<(Range<usize>, Table)> {
         }
         let end = grow(lines, i);
         let (start, end) = trim(lines, i, end);
-        match (end - start >= 3).then(|| build(&lines[start..end])).flatten() {
+        match (end - start >= 3)
+            .then(|| build(&lines[start..end]))
+            .flatten()
+        {
             Some(table) => {
                 out.push((start..end, table));
                 i = end;
@@ -99,13 +102,9 @@ fn trim(lines: &[Line], start: usize, end: usize) -> (usize, usize) {
         merge_span(&mut blocks, span, COLUMN_GAP * size);
     }
     let crosses = |line: &Line| {
-        segments(line).iter().any(|&(a, b)| {
-            blocks
-                .iter()
-                .filter(|&&(x0, x1)| a < x1 && b > x0)
-                .count()
-                >= 2
-        })
+        segments(line)
+            .iter()
+            .any(|&(a, b)| blocks.iter().filter(|&&(x0, x1)| a < x1 && b > x0).count() >= 2)
     };
     while e < end && !crosses(&lines[e]) {
         e += 1;
@@ -460,23 +459,46 @@ mod tests {
             prose(0.0),
             line(
                 14.0,
-                &[(0.0, "Name"), (110.0, "Kind"), (160.0, "12"), (230.0, "Note")],
+                &[
+                    (0.0, "Name"),
+                    (110.0, "Kind"),
+                    (160.0, "12"),
+                    (230.0, "Note"),
+                ],
             ),
             line(
                 28.0,
-                &[(0.0, "Alpha"), (110.0, "Red"), (160.0, "7.5"), (230.0, "kept")],
+                &[
+                    (0.0, "Alpha"),
+                    (110.0, "Red"),
+                    (160.0, "7.5"),
+                    (230.0, "kept"),
+                ],
             ),
             line(
                 42.0,
-                &[(0.0, "Beta"), (110.0, "Blue"), (160.0, "98"), (230.0, "sent")],
+                &[
+                    (0.0, "Beta"),
+                    (110.0, "Blue"),
+                    (160.0, "98"),
+                    (230.0, "sent"),
+                ],
             ),
             line(
                 56.0,
-                &[(0.0, "Gamma"), (110.0, "Green"), (160.0, "3"), (230.0, "lost")],
+                &[
+                    (0.0, "Gamma"),
+                    (110.0, "Green"),
+                    (160.0, "3"),
+                    (230.0, "lost"),
+                ],
             ),
             prose(70.0),
             prose(84.0),
-            line(98.0, &[(0.0, "Table 2: a caption under the table set in one line")]),
+            line(
+                98.0,
+                &[(0.0, "Table 2: a caption under the table set in one line")],
+            ),
         ];
         let found = find(&lines);
         assert_eq!(found.len(), 1);

@@ -202,28 +202,68 @@ fn gaps(intervals: impl Iterator<Item = (f32, f32)>) -> Vec<(f32, f32)> {
     out
 }
 
-/// A side's baselines, and the median characters and words a line holds (a median, so a
-/// heading of two short lines above a column does not make its prose look like cells).
-fn side_stats(side: &[Item], size: f32) -> (Vec<f32>, f32, f32) {
-    let mut lines: Vec<(f32, usize, usize)> = Vec::new();
-    for i in side {
-        if let Item::Run(r) = i {
-            match lines
-                .iter_mut()
-                .find(|(b, _, _)| (b - r.baseline).abs() < 0.3 * size)
-            {
-                Some(line) => {
-                    line.1 += r.chars;
-                    line.2 += r.words.len();
+/// A side's baselines, the median characters and words a line holds (a median, so a heading
+/// of two short lines above a column does not make its prose look like cells), and how many
+/// of its lines are list items: a marker ("•", "3.", "(b)") followed by text on the line.
+struct SideStats {
+    baselines: Vec<f32>,
+    chars: f32,
+    words: f32,
+    items: usize,
+}
+
+impl SideStats {
+    fn of(side: &[Item], size: f32) -> SideStats {
+        // (baseline, chars, words, words that are not markers, left edge, starts with a marker)
+        let mut lines: Vec<(f32, usize, usize, usize, f32, bool)> = Vec::new();
+        for i in side {
+            if let Item::Run(r) = i {
+                let marker = r.words.first().is_some_and(|w| is_marker(&w.text));
+                let text = r.words.iter().filter(|w| !is_marker(&w.text)).count();
+                match lines
+                    .iter_mut()
+                    .find(|l| (l.0 - r.baseline).abs() < 0.3 * size)
+                {
+                    Some(line) => {
+                        line.1 += r.chars;
+                        line.2 += r.words.len();
+                        line.3 += text;
+                        if r.rect.x0 < line.4 {
+                            line.4 = r.rect.x0;
+                            line.5 = marker;
+                        }
+                    }
+                    None => {
+                        lines.push((r.baseline, r.chars, r.words.len(), text, r.rect.x0, marker))
+                    }
                 }
-                None => lines.push((r.baseline, r.chars, r.words.len())),
             }
         }
+        SideStats {
+            chars: median(lines.iter().map(|l| l.1 as f32)),
+            words: median(lines.iter().map(|l| l.2 as f32)),
+            items: lines.iter().filter(|l| l.5 && l.3 >= 1).count(),
+            baselines: lines.into_iter().map(|l| l.0).collect(),
+        }
     }
-    let chars = median(lines.iter().map(|l| l.1 as f32));
-    let words = median(lines.iter().map(|l| l.2 as f32));
-    let baselines: Vec<f32> = lines.into_iter().map(|l| l.0).collect();
-    (baselines, chars, words)
+
+    /// Text rather than table cells: lines of prose, or a column of list items (a third of
+    /// its lines start an item; their wrapped lines are short in a narrow column).
+    fn is_text(&self) -> bool {
+        prose_lines(self.chars, self.words) || self.items * 3 >= self.baselines.len().max(1)
+    }
+}
+
+/// A list marker: a bullet glyph, or a number or letter with its delimiter ("3.", "(c)", "iv)").
+fn is_marker(s: &str) -> bool {
+    let body = s.trim_end_matches(['.', ')']).trim_start_matches('(');
+    let bullet = s.chars().count() == 1 && !s.chars().all(char::is_alphanumeric);
+    bullet
+        || (body != s
+            && !body.is_empty()
+            && body.len() <= 3
+            && (body.chars().all(|c| c.is_ascii_digit())
+                || body.chars().all(|c| c.is_ascii_lowercase())))
 }
 
 /// Lines of prose: long, or (in a narrow column) of several words, where table cells hold
@@ -234,16 +274,18 @@ fn prose_lines(chars: f32, words: f32) -> bool {
 
 /// Whether a vertical gap separates columns of text rather than the columns of a table.
 fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
-    let (lb, l_per_line, l_words) = side_stats(left, size);
-    let (rb, r_per_line, r_words) = side_stats(right, size);
+    let l = SideStats::of(left, size);
+    let r = SideStats::of(right, size);
+    let (lb, l_per_line, l_words) = (&l.baselines, l.chars, l.words);
+    let (rb, r_per_line, r_words) = (&r.baselines, r.chars, r.words);
     if lb.is_empty() || rb.is_empty() {
         // An image beside text.
         return true;
     }
     let (few, many) = if lb.len() <= rb.len() {
-        (&lb, &rb)
+        (lb, rb)
     } else {
-        (&rb, &lb)
+        (rb, lb)
     };
     let aligned = few
         .iter()
@@ -258,8 +300,8 @@ fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
     // Same baselines on both sides, and a side that is itself split by a white column through
     // all its lines with words on both sides of it (not list markers beside their items): the
     // columns of one table, cut at the widest gap between two of them. Unless the two parts
-    // of that side are prose too: then it is the next gutter of a page of three or more
-    // columns set on one line pitch.
+    // of that side are text too (prose, or a column of list items): then it is the next
+    // gutter of a page of three or more columns set on one line pitch.
     let split = |side: &[Item]| {
         let words_beyond = |keep: &dyn Fn(&Rect) -> bool| {
             side.iter().any(|i| match i {
@@ -267,10 +309,10 @@ fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
                 Item::Object { .. } => false,
             })
         };
-        let prose_part = |keep: &dyn Fn(&Rect) -> bool| {
+        let text_part = |keep: &dyn Fn(&Rect) -> bool| {
             let part: Vec<Item> = side.iter().filter(|i| keep(&i.rect())).cloned().collect();
-            let (baselines, chars, words) = side_stats(&part, size);
-            baselines.len() >= 3 && prose_lines(chars, words)
+            let stats = SideStats::of(&part, size);
+            stats.baselines.len() >= 3 && stats.is_text()
         };
         side.len() >= 3
             && gaps(side.iter().map(|i| {
@@ -282,7 +324,7 @@ fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
                 b - a >= size
                     && words_beyond(&|r| r.x1 <= a)
                     && words_beyond(&|r| r.x0 >= b)
-                    && !(prose_part(&|r| r.x1 <= a) && prose_part(&|r| r.x0 >= b))
+                    && !(text_part(&|r| r.x1 <= a) && text_part(&|r| r.x0 >= b))
             })
     };
     if split(left) || split(right) {
@@ -292,7 +334,10 @@ fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
     // columns of prose (three to a page) have lines of few characters but still of several
     // words, where table cells hold one to three.
     let words_per_line = l_words.min(r_words);
-    let prose = prose_lines(l_per_line.min(r_per_line), words_per_line);
+    // Prose on both sides, or a column of list items beside text (a narrow column of nested
+    // lists has short lines).
+    let prose = prose_lines(l_per_line.min(r_per_line), words_per_line)
+        || l.is_text() && r.is_text() && (l.items > 0 || r.items > 0);
     // Two lines a side are enough when both read as sentences (a caption beside the end of a
     // paragraph); a table row's cells are rarely that long.
     lb.len().min(rb.len()) >= 3 && prose

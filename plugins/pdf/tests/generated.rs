@@ -128,6 +128,52 @@ fn three_columns_on_one_line_pitch_are_read_one_after_the_other() {
 }
 
 #[test]
+fn a_narrow_column_of_list_items_between_prose_columns_is_a_column() {
+    // Three columns on one line pitch where the middle one holds numbered items whose lines
+    // are short (a narrow column wraps them after two or three words): short lines beside
+    // each other are not table cells when one side is a column of list items.
+    let prose = |name: &str| -> Vec<String> {
+        (1..=8)
+            .map(|i| format!("{name} column line {i} of its prose"))
+            .collect()
+    };
+    let items: Vec<String> = vec![
+        "1. Mixed lane",
+        "harbour keel",
+        "2. Amber",
+        "ridge north",
+        "3. Copper slate",
+        "window",
+        "4. Distant",
+        "meadow",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    let mut page = Page::default();
+    for (k, lines) in [prose("First"), items, prose("Third")].iter().enumerate() {
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        page.texts
+            .extend(body(&lines, 54.0 + k as f32 * 180.0, 700.0, 9.0));
+    }
+    let doc = convert(&pdf(&[page], None));
+    let blocks = &doc.parts[0].blocks;
+    assert!(
+        !blocks.iter().any(|b| matches!(b, Block::Table(_))),
+        "{blocks:#?}"
+    );
+    let text = document_text(&doc);
+    let at = |s: &str| {
+        text.find(s)
+            .unwrap_or_else(|| panic!("{s} missing:\n{text}"))
+    };
+    assert!(
+        at("First column line 8") < at("Mixed lane") && at("meadow") < at("Third column line 1"),
+        "columns interleaved:\n{text}"
+    );
+}
+
+#[test]
 fn a_run_in_numbered_heading_is_a_heading() {
     // "**5.1 Hyper Parameter Optimization** We have chosen ...": the section title set in bold
     // at the start of its first paragraph's line, as LNCS papers set their subsections.
