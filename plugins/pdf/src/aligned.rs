@@ -86,8 +86,8 @@ fn grow(lines: &[Line], start: usize) -> usize {
 /// Narrows a candidate `start..end` by lines at either end that run over a white column its
 /// middle lines keep: lines of text set in columns just above or below a table (a page of
 /// three columns with a full-width table between them), or a caption under it. A table's own
-/// rows stay inside its columns; a line with a segment reaching into two of them is not one
-/// of its rows. The columns are taken from the middle (up to three lines from each end left
+/// rows stay inside its columns; a line with a segment reaching into two of them (or nearer
+/// to the second than a column gap) is not one of its rows. The columns are taken from the middle (up to three lines from each end left
 /// out), then the candidate grows back outwards, one line at a time, while lines keep them.
 fn trim(lines: &[Line], start: usize, end: usize) -> (usize, usize) {
     let n = end - start;
@@ -101,10 +101,17 @@ fn trim(lines: &[Line], start: usize, end: usize) -> (usize, usize) {
     for span in lines[s..e].iter().flat_map(word_spans) {
         merge_span(&mut blocks, span, COLUMN_GAP * size);
     }
+    // A segment reaching into (or nearer than a column gap to) two of the columns would merge
+    // them.
+    let min_gap = COLUMN_GAP * size;
     let crosses = |line: &Line| {
-        segments(line)
-            .iter()
-            .any(|&(a, b)| blocks.iter().filter(|&&(x0, x1)| a < x1 && b > x0).count() >= 2)
+        segments(line).iter().any(|&(a, b)| {
+            blocks
+                .iter()
+                .filter(|&&(x0, x1)| a < x1 + min_gap && b > x0 - min_gap)
+                .count()
+                >= 2
+        })
     };
     while e < end && !crosses(&lines[e]) {
         e += 1;
@@ -457,6 +464,8 @@ mod tests {
         };
         let lines = vec![
             prose(0.0),
+            // Ends a little short of the second column: still nearer to it than a column gap.
+            line(7.0, &[(0.0, "a line of text that ends"), (230.0, "note")]),
             line(
                 14.0,
                 &[
@@ -502,7 +511,7 @@ mod tests {
         ];
         let found = find(&lines);
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].0, 1..5);
+        assert_eq!(found[0].0, 2..6);
         assert_eq!(
             texts(&found[0].1)[1],
             vec!["Alpha", "Red", "7.5", "kept"],
