@@ -15,7 +15,12 @@ JSON), file by file. Per type and per source:
   empty      converted documents whose Markdown holds no word although the expected text has
   f1 / mf1   word F1 of quire's Markdown text against the expected text the source ships,
              pooled over the type's words (f1) and the mean over documents (mf1); documents whose
-             expected text has no word are left out
+             expected text has no word are left out. Markup is no text on either side: link
+             destinations and titles, and tag-shaped strings (`<span …>`, `</div>`, `<?…?>`,
+             `<!DOCTYPE …>`) in the output and in the expected text alike. Words of the
+             document properties a source lists apart from the body (pandoc's Meta: title,
+             author, date, keywords) are optional: neither missed when absent nor extra when
+             present
 --bars FILE is a JSON {"<type>": {"rate": min, "f1": min}}; exit 1 when a type is below one.
 """
 
@@ -35,10 +40,27 @@ CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 TOKEN = re.compile(rf"[{CJK}]|[^\W_{CJK}]+")
 
 
+# A Markdown link's destination (bare, or in angle brackets with spaces) and its optional
+# title in double quotes, single quotes or parentheses: attributes, not reading text.
+LINK_TARGET = re.compile(
+    r"\]\(\s*(?:<[^<>\n]*>|(?:[^()\s]|\([^)]*\))*)"
+    r"(?:\s+(?:\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\)))?\s*\)")
+# Markup in either text: HTML tags, processing instructions, declarations and CDATA brackets.
+# The expected text of an HTML rendering (CommonMark's) has lost its tags already; quire
+# shows a Markdown source's raw HTML verbatim (inline as text, blocks as ```html code), so a
+# tag-shaped string is dropped from the output and from the expected text alike.
+MARKUP = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>|<\?.*?\?>|<![A-Za-z][^<>]*>"
+                    r"|<!\[CDATA\[|\]\]>", re.S)
+
+
+def strip_markup(s: str) -> str:
+    return MARKUP.sub(" ", s)
+
+
 def strip_md(s: str) -> str:
     """The reading text of Markdown: no comments, URLs, data URIs, escapes or entities."""
     s = re.sub(r"<!--.*?-->", " ", s, flags=re.S)
-    s = re.sub(r"\]\((?:[^()\s]|\([^)]*\))*(?:\s+\"[^\"]*\")?\)", "] ", s)
+    s = LINK_TARGET.sub("] ", s)
     s = re.sub(r"\(data:[^)]*\)", " ", s)
     s = re.sub(r"\\([\\`*_{}\[\]()#+\-.!|<>~&])", r"\1", s)
     # character references with their semicolon, outside code spans (CommonMark's rule)
@@ -52,9 +74,16 @@ def tokens(s: str) -> collections.Counter:
     return collections.Counter(TOKEN.findall(unicodedata.normalize("NFKC", s).lower()))
 
 
-def f1_counts(out: str, exp: str) -> tuple[int, int, int]:
-    o, e = tokens(out), tokens(exp)
-    return sum((o & e).values()), sum(o.values()), sum(e.values())
+def f1_counts(out: str, exp: str, optional: str = "") -> tuple[int, int, int]:
+    """(true positives, output words, expected words). Words of `optional` (document
+    properties the source lists apart from the body) are neither required nor penalised: an
+    output word matching none of the body's words but one of them counts as a true positive
+    and as expected, a property word the output lacks is not missed."""
+    o, e = tokens(strip_markup(out)), tokens(strip_markup(exp))
+    tp = o & e
+    extra = (o - tp) & tokens(strip_markup(optional)) if optional else collections.Counter()
+    return (sum(tp.values()) + sum(extra.values()), sum(o.values()),
+            sum(e.values()) + sum(extra.values()))
 
 
 def f1(tp: int, no: int, ne: int) -> float:
@@ -109,7 +138,11 @@ def run_one(rec: dict, cache: str, quire: str, timeout: float) -> dict:
             exp = f.read()
         if rec["source"] in ("docling", "markitdown"):
             exp = strip_md(exp)
-        tp, no, ne = f1_counts(strip_md(md), exp)
+        optional = ""
+        if rec.get("optional"):
+            with open(os.path.join(cache, rec["optional"]), encoding="utf-8") as f:
+                optional = f.read()
+        tp, no, ne = f1_counts(strip_md(md), exp, optional)
         if ne:
             res["f1"] = (tp, no, ne)
         res["exp_words"] = ne
