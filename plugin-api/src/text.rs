@@ -3,6 +3,8 @@
 
 use encoding_rs::Encoding;
 
+mod legacy;
+
 /// Text decoded from bytes, with the encoding that was used.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decoded {
@@ -35,6 +37,10 @@ pub fn decode(bytes: &[u8], declared: Option<&str>) -> Decoded {
             had_errors,
         };
     }
+    // ISO-2022 text is 7-bit, so valid UTF-8 too: its escape sequences say what it is.
+    if let Some(decoded) = iso_2022(bytes) {
+        return decoded;
+    }
     if let Ok(s) = std::str::from_utf8(bytes) {
         return Decoded {
             text: s.to_owned(),
@@ -42,20 +48,62 @@ pub fn decode(bytes: &[u8], declared: Option<&str>) -> Decoded {
             had_errors: false,
         };
     }
+    let declared = declared.map(|label| label.trim().to_ascii_lowercase());
+    if let Some(legacy) = declared.as_deref().and_then(legacy::for_label) {
+        return legacy.decode(bytes);
+    }
     let enc = declared
-        .and_then(|label| Encoding::for_label(label.trim().as_bytes()))
-        .filter(|e| *e != encoding_rs::UTF_8)
-        .unwrap_or_else(|| {
+        .and_then(|label| Encoding::for_label(label.as_bytes()))
+        .filter(|e| *e != encoding_rs::UTF_8);
+    let legacy = match enc {
+        Some(enc) => legacy::Legacy::Whatwg(enc),
+        None => {
             let mut detector = chardetng::EncodingDetector::new();
             detector.feed(bytes, true);
-            detector.guess(None, true)
-        });
-    let (text, had_errors) = enc.decode_without_bom_handling(bytes);
-    Decoded {
-        text: text.into_owned(),
-        encoding: enc.name(),
-        had_errors,
+            legacy::refine(bytes, detector.guess(None, true))
+        }
+    };
+    legacy.decode(bytes)
+}
+
+/// ISO-2022-JP (`ESC $ B`, `ESC $ @` switch to JIS X 0208) and ISO-2022-KR (`ESC $ ) C`
+/// designates KS X 1001, SO/SI shift in and out of it): 7-bit text recognised by its escape
+/// sequences, which no other text contains.
+fn iso_2022(bytes: &[u8]) -> Option<Decoded> {
+    let esc = memchr_esc(bytes)?;
+    if !bytes.is_ascii() {
+        return None;
     }
+    let rest = &bytes[esc..];
+    if contains(rest, b"\x1b$)C") && bytes.contains(&0x0e) {
+        let (text, had_errors) = legacy::decode_iso_2022_kr(bytes);
+        return Some(Decoded {
+            text,
+            encoding: "ISO-2022-KR",
+            had_errors,
+        });
+    }
+    if contains(rest, b"\x1b$B") || contains(rest, b"\x1b$@") {
+        let (text, had_errors) = encoding_rs::ISO_2022_JP.decode_without_bom_handling(bytes);
+        return Some(Decoded {
+            text: text.into_owned(),
+            encoding: encoding_rs::ISO_2022_JP.name(),
+            had_errors,
+        });
+    }
+    None
+}
+
+/// The first ESC byte; `contains` on bytes is `memchr`, so text without one costs one fast scan.
+fn memchr_esc(bytes: &[u8]) -> Option<usize> {
+    if !bytes.contains(&0x1b) {
+        return None;
+    }
+    bytes.iter().position(|&b| b == 0x1b)
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
 }
 
 /// Whether bytes look like text rather than binary data: a UTF-16/UTF-8 BOM, or few NUL bytes
@@ -68,9 +116,15 @@ pub fn looks_like_text(bytes: &[u8]) -> bool {
         return true;
     }
     let head = &bytes[..bytes.len().min(8192)];
+    // ISO-2022-KR shifts in and out of Korean with SO and SI after designating it.
+    let shifts = memchr_esc(head).is_some_and(|at| contains(&head[at..], b"\x1b$)C"));
     let odd = head
         .iter()
-        .filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b))
+        .filter(|&&b| {
+            b < 0x20
+                && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b)
+                && !(shifts && matches!(b, 0x0e | 0x0f))
+        })
         .count();
     odd * 100 <= head.len() || (odd <= 3 && odd * 4 < head.len())
 }
@@ -245,6 +299,75 @@ mod tests {
         assert!(looks_like_text(b"<body><table>\0filler\0text\0"));
         assert!(!looks_like_text(b"\0"));
         assert!(!looks_like_text(b"\x00\x01\x02\x03binary\x00"));
+    }
+
+    #[test]
+    fn iso_2022_jp_and_kr_by_their_escape_sequences() {
+        // "日本語のテキスト" in ISO-2022-JP: 7-bit, valid UTF-8, yet not the text.
+        let jp = b"\x1b$BF|K\\8l$N%F%-%9%H\x1b(B text";
+        let d = decode(jp, None);
+        assert_eq!(
+            (d.text.as_str(), d.encoding),
+            ("日本語のテキスト text", "ISO-2022-JP")
+        );
+        // "한국어 문서" in ISO-2022-KR: its SO/SI shifts are not binary data.
+        let kr = b"\x1b$)C\x0eGQ19>n\x0f \x0e9.<-\x0f\nline two\n";
+        assert!(looks_like_text(kr));
+        let d = decode(kr, None);
+        assert_eq!(
+            (d.text.as_str(), d.encoding),
+            ("한국어 문서\nline two\n", "ISO-2022-KR")
+        );
+        // An ANSI colour escape is no ISO-2022 designator.
+        let d = decode(b"\x1b[31mred\x1b[0m", None);
+        assert_eq!(d.encoding, "UTF-8");
+    }
+
+    #[test]
+    fn cyrillic_single_byte_encodings_by_letter_statistics() {
+        let text = "Привет, мир! Это простой русский текст о погоде, городе и людях, \
+                    которые живут в этом городе. Сегодня хорошая погода, и все гуляют.";
+        for enc in [
+            encoding_rs::WINDOWS_1251,
+            encoding_rs::KOI8_R,
+            encoding_rs::IBM866,
+            encoding_rs::X_MAC_CYRILLIC,
+            encoding_rs::ISO_8859_5,
+        ] {
+            let (bytes, _, _) = enc.encode(text);
+            let d = decode(&bytes, None);
+            assert_eq!(d.text, text, "{}", enc.name());
+        }
+        // IBM855 is outside the WHATWG set.
+        let ibm855: Vec<u8> = text
+            .chars()
+            .map(|c| match c {
+                c if c.is_ascii() => c as u8,
+                c => 0x80 + legacy::IBM855.iter().position(|&t| t == c).unwrap() as u8,
+            })
+            .collect();
+        let d = decode(&ibm855, None);
+        assert_eq!((d.text.as_str(), d.encoding), (text, "IBM855"));
+        // A declared label for an encoding outside the WHATWG set.
+        assert_eq!(decode(&ibm855, Some("cp855")).text, text);
+    }
+
+    #[test]
+    fn johab_hangul_and_symbols() {
+        // "한글" in Johab: 0xD065 0x8B69 (composed from jamo bits), then "가" 0x8861.
+        let d = decode(b"\xd0\x65\x8b\x69 \x88\x61", Some("johab"));
+        assert_eq!(d.text, "한글 가");
+        // Johab text is told apart from EUC-KR/UHC by what it decodes to.
+        let text =
+            "한국어 텍스트는 조합형으로 쓰였습니다. 이 문서는 옛날 프로그램의 설명서입니다. \
+                    사용법을 잘 읽어 보십시오.";
+        let johab = legacy::encode_johab_for_tests(text);
+        let d = decode(&johab, None);
+        assert_eq!((d.text.as_str(), d.encoding), (text, "Johab"));
+        // EUC-KR stays EUC-KR.
+        let (euc, _, _) = encoding_rs::EUC_KR.encode(text);
+        let d = decode(&euc, None);
+        assert_eq!((d.text.as_str(), d.encoding), (text, "EUC-KR"));
     }
 
     fn wide(text: &str, enc: Wide) -> Vec<u8> {

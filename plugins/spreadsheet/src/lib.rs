@@ -13,6 +13,7 @@ mod numfmt;
 mod regions;
 mod workbook;
 mod xls;
+mod xlsb;
 mod xlsx;
 
 use quire_plugin_api::{

@@ -9,7 +9,7 @@
 use crate::cell;
 use crate::numfmt::NumFmt;
 use crate::regions::{self, Fill, Occupancy, Rect};
-use crate::{xls, xlsx};
+use crate::{xls, xlsb, xlsx};
 use calamine::{Data, Ods, Range, Reader, Xls, Xlsb, Xlsx};
 use quire_ooxml::chart::Chart;
 use quire_plugin_api::{
@@ -71,8 +71,21 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
         }
         Kind::Xlsb => {
             quire_ooxml::SafeZip::open(bytes, &limits, "Excel workbook")?;
-            let wb =
-                guard(|| Xlsb::new(Cursor::new(bytes)).map_err(|e| open_error(e.to_string(), e)))?;
+            let rebuilt: Vec<u8>;
+            let wb = match open_xlsb(bytes) {
+                Ok(wb) => wb,
+                Err(e) if e.kind() == ErrorKind::Malformed => {
+                    // Excel 2007 betas wrote sheet records in an older layout: retry fixed
+                    match xlsb::with_documented_sheet_records(bytes, &limits)? {
+                        Some(b) => {
+                            rebuilt = b;
+                            open_xlsb(&rebuilt)?
+                        }
+                        None => return Err(e),
+                    }
+                }
+                Err(e) => return Err(e),
+            };
             let date1904 = wb.has_1904_epoch();
             read_sheets(wb, &mut doc, ctx, date1904, |_| Formats {
                 formats: &[],
@@ -107,6 +120,10 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
         }
     }
     Ok(doc)
+}
+
+fn open_xlsb(bytes: &[u8]) -> Result<Xlsb<Cursor<&[u8]>>> {
+    guard(|| Xlsb::new(Cursor::new(bytes)).map_err(|e| open_error(e.to_string(), e)))
 }
 
 fn open_xlsx(bytes: &[u8]) -> Result<Xlsx<Cursor<&[u8]>>> {

@@ -182,6 +182,11 @@ pub fn without_macro_sheets(bytes: &[u8], limits: &Limits) -> Result<Option<Vec<
     }
     edited.extend_from_slice(xml.get(from..).unwrap_or_default());
 
+    rebuilt_with(&mut zip, &workbook, &edited).map(Some)
+}
+
+/// The package again (parts stored uncompressed), with part `replaced` holding `data`.
+pub fn rebuilt_with(zip: &mut SafeZip, replaced: &str, data: &[u8]) -> Result<Vec<u8>> {
     let stored = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Stored)
         .large_file(true);
@@ -194,17 +199,17 @@ pub fn without_macro_sheets(bytes: &[u8], limits: &Limits) -> Result<Option<Vec<
         if name.ends_with('/') {
             continue;
         }
-        let data = if name == workbook {
-            edited.clone()
+        let part = if name == replaced {
+            data.to_vec()
         } else {
             zip.read(&name)?.unwrap_or_default()
         };
         out.start_file(name.as_str(), stored)
             .map_err(|e| write_err(&e))?;
-        std::io::Write::write_all(&mut out, &data).map_err(|e| write_err(&e))?;
+        std::io::Write::write_all(&mut out, &part).map_err(|e| write_err(&e))?;
     }
     let cursor = out.finish().map_err(|e| write_err(&e))?;
-    Ok(Some(cursor.into_inner()))
+    Ok(cursor.into_inner())
 }
 
 /// Reads `numFmts` and `cellXfs`; returns, per cell style index, an index into `formats` for

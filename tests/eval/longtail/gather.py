@@ -7,7 +7,12 @@ The mirrors are bare git repositories at DIR/<owner>+<name>/repo (default: $QUIR
 CACHE/manifest.jsonl gets one record per document:
 
   {"path": "files/…", "source": "pandoc", "type": "docx", "origin": "<repo>:<path>",
-   "expected": "expected/….txt" | null, "verdict": "valid" | "invalid: <why>" | "either"}
+   "expected": "expected/….txt" | null, "optional": "expected/….optional.txt" | null,
+   "verdict": "valid" | "invalid: <why>" | "either"}
+
+`optional` (or null) is text the source lists apart from the body, which the document may or
+may not show: the document properties in pandoc's native metadata (title, author, date,
+keywords, custom properties), for every pandoc document with a Meta block.
 
 `expected` is the text the source project says the document holds, when it ships one:
 pandoc's native AST beside a reader test or in front of a writer test (its Str, Code, Math
@@ -139,8 +144,9 @@ def hs_unescape(s: str) -> str:
 NATIVE_TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|([A-Za-z_][A-Za-z0-9_]*)|([()\[\]])', re.S)
 
 
-def native_text(native: str) -> str:
+def native_text(native: str, joining: set[str] | None = None) -> str:
     """The visible text of a pandoc native AST: Str, Code, CodeBlock and Math strings."""
+    JOINING = joining or globals()["JOINING"]  # noqa: N806
     toks = [(m.group(1), m.group(2), m.group(3)) for m in NATIVE_TOKEN.finditer(native)]
     words, i, brackets = [], 0, []
     while i < len(toks):
@@ -185,11 +191,36 @@ def native_text(native: str) -> str:
     return "".join(words)
 
 
+def split_native(native: str) -> tuple[str, str]:
+    """(metadata, body) of a pandoc native document: the `Meta {unMeta = …}` argument of
+    `Pandoc` is the document's properties (title, author, date, keywords, custom properties),
+    the rest its body. A bare block list has no metadata."""
+    start = native.find("Pandoc")
+    if start < 0:
+        return "", native
+    depth, begin = 0, None
+    for m in NATIVE_TOKEN.finditer(native, start + len("Pandoc")):
+        p = m.group(3)
+        if p == "(":
+            if depth == 0:
+                begin = m.start()
+            depth += 1
+        elif p == ")":
+            depth -= 1
+            if depth == 0 and begin is not None:
+                return native[begin:m.end()], native[m.end():]
+        elif depth == 0 and (m.group(2) or p):
+            break  # `Pandoc Meta {…}` without parentheses, or no metadata at all
+    return "", native
+
+
 # Inline wrappers: text on either side of them is one word when no Space separates it.
 JOINING = {"Str", "Emph", "Strong", "Underline", "Strikeout", "Superscript", "Subscript",
            "SmallCaps", "Span", "Quoted", "SingleQuote", "DoubleQuote", "Cite", "Link", "Image",
            "Note", "Code", "Math", "InlineMath", "DisplayMath", "RawInline", "Format", "Meta",
            "MetaInlines", "MetaString", "Pandoc", "unMeta", "fromList", "Nothing", "Just"}
+# In metadata, each value (an author of a list, a keyword) is words of its own.
+META_JOINING = JOINING - {"MetaInlines", "MetaString", "fromList"}
 
 
 class TextOf(html.parser.HTMLParser):
@@ -394,7 +425,8 @@ class Corpus:
         self.seen: set[str] = set()
 
     def add(self, source: str, typ: str, name: str, data: bytes, origin: str,
-            expected: str | None = None, verdict: str | None = None):
+            expected: str | None = None, verdict: str | None = None,
+            optional: str | None = None):
         if len(data) > MAX_BYTES:
             return
         digest = hashlib.sha1(data).hexdigest()
@@ -414,9 +446,14 @@ class Corpus:
             os.makedirs(os.path.dirname(ep), exist_ok=True)
             with open(ep, "w", encoding="utf-8") as f:
                 f.write(expected)
+        opt_rel = None
+        if expected is not None and optional and optional.strip():
+            opt_rel = f"expected/{source}/{digest[:10]}.optional.txt"
+            with open(os.path.join(self.cache, opt_rel), "w", encoding="utf-8") as f:
+                f.write(optional)
         self.records.append({
             "path": rel, "source": source, "type": typ, "origin": origin,
-            "expected": exp_rel, "verdict": verdict or judge(typ, data),
+            "expected": exp_rel, "optional": opt_rel, "verdict": verdict or judge(typ, data),
         })
 
 
@@ -482,8 +519,9 @@ def pandoc(corpus: Corpus, m: Mirror) -> None:
     blobs = m.blobs(sorted(set(named) | {n for _, n in named.values()}))
     for p, (t, native) in sorted(named.items()):
         if p in blobs and native in blobs:
+            meta, body = split_native(blobs[native].decode())
             corpus.add("pandoc", t, p + ("" if ext_type(p) else "." + {"md": "md"}.get(t, t)),
-                       blobs[p], f"{m.name}:{p}", native_text(blobs[native].decode()))
+                       blobs[p], f"{m.name}:{p}", native_text(body), optional=native_text(meta, META_JOINING))
     # every other document in the test tree, without expected text
     rest = [p for p in files if p.startswith("test/") and ext_type(p) and p not in named]
     for p, data in m.blobs(rest).items():

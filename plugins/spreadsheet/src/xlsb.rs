@@ -1,0 +1,156 @@
+//! XLSB workbooks calamine cannot open as they are.
+//!
+//! Beta versions of Excel 2007 wrote each sheet's `BrtBundleSh` record in `xl/workbook.bin`
+//! with eight bytes before the sheet's tab id instead of the four of `hsState` (Apache POI
+//! reads them the same way, its `tryOldFormat`). calamine then takes the tab id for the length
+//! of the relationship id and cannot find the sheet. Such records are rewritten to the
+//! documented layout and the package rebuilt in memory, so calamine reads the workbook.
+
+use quire_ooxml::SafeZip;
+use quire_plugin_api::{Limits, Result};
+
+const WORKBOOK: &str = "xl/workbook.bin";
+const BRT_BUNDLE_SH: u32 = 0x9C;
+
+/// The package with its beta-layout sheet records rewritten, or `None` when it has none.
+pub fn with_documented_sheet_records(bytes: &[u8], limits: &Limits) -> Result<Option<Vec<u8>>> {
+    let mut zip = SafeZip::open(bytes, limits, "Excel workbook")?;
+    let Some(workbook) = zip.read(WORKBOOK)? else {
+        return Ok(None);
+    };
+    let Some(fixed) = fix_sheet_records(&workbook) else {
+        return Ok(None);
+    };
+    crate::xlsx::rebuilt_with(&mut zip, WORKBOOK, &fixed).map(Some)
+}
+
+/// A record stream with every beta-layout `BrtBundleSh` rewritten; `None` when there is none
+/// or the stream does not parse.
+fn fix_sheet_records(stream: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(stream.len());
+    let mut changed = false;
+    let mut pos = 0;
+    while pos < stream.len() {
+        let (kind, kind_len) = read_kind(&stream[pos..])?;
+        let (len, len_len) = read_len(&stream[pos + kind_len..])?;
+        let start = pos + kind_len + len_len;
+        let data = stream.get(start..start + len)?;
+        if kind == BRT_BUNDLE_SH && !documented(data) && beta(data) {
+            out.extend_from_slice(&stream[pos..pos + kind_len]);
+            write_len(&mut out, len - 4);
+            out.extend_from_slice(&data[..4]);
+            out.extend_from_slice(&data[8..]);
+            changed = true;
+        } else {
+            out.extend_from_slice(&stream[pos..start + len]);
+        }
+        pos = start + len;
+    }
+    changed.then_some(out)
+}
+
+/// A record type: one byte, or two when the first has its high bit set.
+fn read_kind(b: &[u8]) -> Option<(u32, usize)> {
+    let first = u32::from(*b.first()?);
+    if first & 0x80 == 0 {
+        return Some((first, 1));
+    }
+    let second = u32::from(*b.get(1)?);
+    Some(((first & 0x7F) | (second << 7), 2))
+}
+
+/// A record length: up to four bytes of seven bits each, low bits first.
+fn read_len(b: &[u8]) -> Option<(usize, usize)> {
+    let mut len = 0usize;
+    for (i, &byte) in b.iter().take(4).enumerate() {
+        len |= usize::from(byte & 0x7F) << (7 * i);
+        if byte & 0x80 == 0 {
+            return Some((len, i + 1));
+        }
+    }
+    None
+}
+
+fn write_len(out: &mut Vec<u8>, mut len: usize) {
+    loop {
+        let byte = (len & 0x7F) as u8;
+        len >>= 7;
+        if len == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+/// Whether the two wide strings (relationship id, nullable; sheet name) starting at `at` end
+/// exactly at the record's end.
+fn strings_fit(data: &[u8], at: usize) -> bool {
+    let u32_at = |i: usize| {
+        data.get(i..i + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+    };
+    let Some(rel) = u32_at(at) else {
+        return false;
+    };
+    let rel = if rel == 0xFFFF_FFFF { 0 } else { rel };
+    let Some(name_at) = rel.checked_mul(2).map(|n| at + 4 + n) else {
+        return false;
+    };
+    u32_at(name_at)
+        .and_then(|name| name.checked_mul(2))
+        .is_some_and(|n| name_at + 4 + n == data.len())
+}
+
+/// hsState, iTabID, strRelID, strName (MS-XLSB 2.4.304).
+fn documented(data: &[u8]) -> bool {
+    strings_fit(data, 8)
+}
+
+/// Eight bytes, iTabID, strRelID, strName.
+fn beta(data: &[u8]) -> bool {
+    strings_fit(data, 12)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wide(s: &str) -> Vec<u8> {
+        let mut out = (s.len() as u32).to_le_bytes().to_vec();
+        for u in s.encode_utf16() {
+            out.extend(u.to_le_bytes());
+        }
+        out
+    }
+
+    fn record(kind: u8, data: &[u8]) -> Vec<u8> {
+        let mut out = vec![kind | 0x80, 0x01];
+        write_len(&mut out, data.len());
+        out.extend_from_slice(data);
+        out
+    }
+
+    #[test]
+    fn beta_sheet_records_are_rewritten_to_the_documented_layout() {
+        let mut beta_data = vec![0u8; 8];
+        beta_data.extend(1u32.to_le_bytes());
+        beta_data.extend(wide("rId1"));
+        beta_data.extend(wide("Sheet1"));
+        let mut documented_data = vec![0u8; 4];
+        documented_data.extend(1u32.to_le_bytes());
+        documented_data.extend(wide("rId1"));
+        documented_data.extend(wide("Sheet1"));
+        // BrtBeginBook (0x83), the sheet, BrtEndBundleShs (0x90)
+        let mut stream = vec![0x83, 0x01, 0x00];
+        stream.extend(record(0x1C, &beta_data));
+        stream.extend([0x90, 0x01, 0x00]);
+        let fixed = fix_sheet_records(&stream).expect("rewritten");
+        let mut expected = vec![0x83, 0x01, 0x00];
+        expected.extend(record(0x1C, &documented_data));
+        expected.extend([0x90, 0x01, 0x00]);
+        assert_eq!(fixed, expected);
+        // A documented workbook is left alone.
+        assert_eq!(fix_sheet_records(&expected), None);
+    }
+}
