@@ -147,11 +147,14 @@ fn cut(
     vgaps.sort_by(|a, b| (b.1 - b.0).total_cmp(&(a.1 - a.0)));
     for (a, b) in vgaps {
         let mid = (a + b) / 2.0;
-        let (left, right): (Vec<Item>, Vec<Item>) =
-            items.iter().cloned().partition(|i| i.rect().x1 <= mid);
+        // Judged on references; the items move only once a gutter is found.
+        let (left, right): (Vec<&Item>, Vec<&Item>) =
+            items.iter().partition(|i| i.rect().x1 <= mid);
         if left.is_empty() || right.is_empty() || !is_gutter(&left, &right, size) {
             continue;
         }
+        let (left, right): (Vec<Item>, Vec<Item>) =
+            items.into_iter().partition(|i| i.rect().x1 <= mid);
         let id = *next_id;
         *next_id += 1;
         path.push(id * 2);
@@ -204,9 +207,9 @@ fn gaps(intervals: impl Iterator<Item = (f32, f32)>) -> Vec<(f32, f32)> {
 
 /// A side's baselines, and the median characters and words a line holds (a median, so a
 /// heading of two short lines above a column does not make its prose look like cells).
-fn side_stats(side: &[Item], size: f32) -> (Vec<f32>, f32, f32) {
+fn side_stats(side: &[&Item], size: f32) -> (Vec<f32>, f32, f32) {
     let mut lines: Vec<(f32, usize, usize)> = Vec::new();
-    for i in side {
+    for &i in side {
         if let Item::Run(r) = i {
             match lines
                 .iter_mut()
@@ -233,7 +236,7 @@ fn prose_lines(chars: f32, words: f32) -> bool {
 }
 
 /// Whether a vertical gap separates columns of text rather than the columns of a table.
-fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
+fn is_gutter(left: &[&Item], right: &[&Item], size: f32) -> bool {
     let (lb, l_per_line, l_words) = side_stats(left, size);
     let (rb, r_per_line, r_words) = side_stats(right, size);
     if lb.is_empty() || rb.is_empty() {
@@ -260,7 +263,7 @@ fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
     // columns of one table, cut at the widest gap between two of them. Unless the two parts
     // of that side are prose too: then it is the next gutter of a page of three or more
     // columns set on one line pitch.
-    let split = |side: &[Item]| {
+    let split = |side: &[&Item]| {
         let words_beyond = |keep: &dyn Fn(&Rect) -> bool| {
             side.iter().any(|i| match i {
                 Item::Run(r) => keep(&r.rect) && r.chars > 3,
@@ -268,7 +271,7 @@ fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
             })
         };
         let prose_part = |keep: &dyn Fn(&Rect) -> bool| {
-            let part: Vec<Item> = side.iter().filter(|i| keep(&i.rect())).cloned().collect();
+            let part: Vec<&Item> = side.iter().copied().filter(|i| keep(&i.rect())).collect();
             let (baselines, chars, words) = side_stats(&part, size);
             baselines.len() >= 3 && prose_lines(chars, words)
         };
