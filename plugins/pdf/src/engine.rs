@@ -4,8 +4,9 @@
 //! `libpdfium.so` at run time (never at start-up: a missing library fails the PDF job that
 //! needs it with a clear message, not the whole service) and keep the single `Pdfium` handle
 //! behind a global mutex that a conversion holds from opening the document to dropping it.
-//! `pdfium-render`'s own `thread_safe` feature additionally serialises each FFI call; the
-//! host runs conversions in child processes anyway, so the lock is rarely contended.
+//! `pdfium-render`'s `thread_safe` feature is off: it took a second, process-wide lock around
+//! every FFI call (several per character of text), which this lock makes redundant. The host
+//! runs conversions in child processes anyway, so the lock is rarely contended.
 
 use pdfium_render::prelude::*;
 use quire_plugin_api::{Error, Result};
@@ -13,7 +14,24 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 /// The bound library, or why binding failed (kept so every later job fails the same way fast).
-static PDFIUM: OnceLock<std::result::Result<Mutex<Pdfium>, String>> = OnceLock::new();
+static PDFIUM: OnceLock<std::result::Result<Mutex<Engine>, String>> = OnceLock::new();
+
+/// The `Pdfium` handle, reachable only through [`lock`].
+pub struct Engine(Pdfium);
+
+// SAFETY: without `pdfium-render`'s `thread_safe` feature `Pdfium` is not `Send` (it holds
+// raw pointers into PDFium). The only instance lives in `PDFIUM`'s mutex, so PDFium is used
+// by one thread at a time, and every document and page made from it borrows the guard and
+// is dropped before the lock is released.
+unsafe impl Send for Engine {}
+
+impl std::ops::Deref for Engine {
+    type Target = Pdfium;
+
+    fn deref(&self) -> &Pdfium {
+        &self.0
+    }
+}
 
 /// Where to look for `libpdfium.so`: `PDFIUM_LIB_PATH` (a file or a folder) wins, then
 /// `<runtime_dir>/lib/libpdfium.so`.
@@ -30,11 +48,11 @@ pub fn library_path(runtime_dir: &Path) -> PathBuf {
 }
 
 /// Binds PDFium (once per process) and locks it for the caller's conversion.
-pub fn lock(library: &Path) -> Result<MutexGuard<'static, Pdfium>> {
+pub fn lock(library: &Path) -> Result<MutexGuard<'static, Engine>> {
     let bound = PDFIUM.get_or_init(|| {
         keep_heap();
         Pdfium::bind_to_library(library)
-            .map(|bindings| Mutex::new(Pdfium::new(bindings)))
+            .map(|bindings| Mutex::new(Engine(Pdfium::new(bindings))))
             .map_err(|e| format!("{}: {e:?}", library.display()))
     });
     match bound {
