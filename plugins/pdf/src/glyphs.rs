@@ -443,17 +443,14 @@ pub fn is_rtl(c: char) -> bool {
 /// the text jumps backwards, or a gap wider than about an em opens.
 pub fn runs(glyphs: Vec<Glyph>) -> Vec<Run> {
     let mut out: Vec<Run> = Vec::new();
-    let mut current: Vec<Glyph> = Vec::new();
-    for g in glyphs {
-        if let Some(prev) = current.last() {
-            if !continues(prev, &g) {
-                out.push(finish(std::mem::take(&mut current)));
-            }
+    // A run is a stretch of the page's glyphs: cut at the breaks, nothing is copied.
+    let mut scratch: Vec<f32> = Vec::new();
+    let mut start = 0;
+    for i in 1..=glyphs.len() {
+        if i == glyphs.len() || !continues(&glyphs[i - 1], &glyphs[i]) {
+            out.push(finish(&glyphs[start..i], &mut scratch));
+            start = i;
         }
-        current.push(g);
-    }
-    if !current.is_empty() {
-        out.push(finish(current));
     }
     out
 }
@@ -475,17 +472,22 @@ fn continues(a: &Glyph, b: &Glyph) -> bool {
     gap <= 1.0 * size && back <= 0.5 * size
 }
 
-fn finish(glyphs: Vec<Glyph>) -> Run {
+fn finish(glyphs: &[Glyph], scratch: &mut Vec<f32>) -> Run {
     let mut rect = glyphs[0].rect;
     for g in &glyphs[1..] {
         rect = rect.union(&g.rect);
     }
-    let baseline = crate::geom::median(glyphs.iter().map(|g| g.baseline));
-    let size = crate::geom::median(glyphs.iter().map(|g| g.size));
+    let mut median = |value: fn(&Glyph) -> f32| {
+        scratch.clear();
+        scratch.extend(glyphs.iter().map(value));
+        crate::geom::median_in(scratch)
+    };
+    let baseline = median(|g| g.baseline);
+    let size = median(|g| g.size);
     let rtl_count = glyphs.iter().filter(|g| g.rtl).count();
     let rtl = rtl_count * 2 > glyphs.len();
     Run {
-        words: words(&glyphs, rtl),
+        words: words(glyphs, rtl),
         rtl,
         chars: glyphs.len(),
         rect,
