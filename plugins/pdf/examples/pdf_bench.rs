@@ -396,6 +396,7 @@ fn time_files(converter: &PdfConverter, args: &[String]) {
                 .args(["-enc", "UTF-8"])
                 .arg(path)
                 .arg("/dev/null")
+                .stderr(std::process::Stdio::null())
                 .status();
             p2t = p2t.min(t.elapsed().as_secs_f64() * 1000.0);
         }
