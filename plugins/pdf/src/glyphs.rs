@@ -93,11 +93,16 @@ pub fn page_glyphs(
     }
 }
 
-/// The font of a character: name, weight, and the style worked out from them.
+/// What the characters of one text object share: the font's name, weight and the style
+/// worked out from them, and the object's angle and scaled font size (PDFium reads both from
+/// the object's matrix and font size, the same for each of its characters).
 struct FontInfo {
     name: String,
     weight: u32,
     style: (bool, bool),
+    /// Angle in degrees and scaled font size; `None` when the characters have no text object
+    /// to share them (read per character then).
+    shape: Option<(Option<f32>, f32)>,
 }
 
 /// Fonts by [`CharSource::font_key`], and the last one looked up (characters come in runs
@@ -124,10 +129,14 @@ impl FontCache {
                     Some((_, f)) if f.name == name && f.weight == weight => f.style,
                     _ => font_style(&name, weight),
                 };
+                let shape = key
+                    .filter(|&k| k != 0)
+                    .map(|_| (source.angle_degrees(i), source.scaled_font_size(i)));
                 let info = FontInfo {
                     name,
                     weight,
                     style,
+                    shape,
                 };
                 if key.is_none() {
                     // No key: nothing to share, the entry is overwritten by the next character.
@@ -198,18 +207,22 @@ fn read_glyphs<S: CharSource>(
         };
         // PDFium measures the angle clockwise (as seen on the page), and /Rotate turns the
         // page clockwise too; `dir` counts counter-clockwise turns in display space.
-        let dir = match source.angle_degrees(i) {
+        let font = fonts.get(source, i);
+        let (angle, scaled_size) = match font.shape {
+            Some(shape) => shape,
+            None => (source.angle_degrees(i), source.scaled_font_size(i)),
+        };
+        let dir = match angle {
             Some(a) if a.is_finite() => {
                 let d = (-a - 90.0 * f32::from(transform.quarter_turns)).rem_euclid(360.0);
                 (((d + 45.0) / 90.0).floor() as u8) % 4
             }
             _ => 0,
         };
-        let mut size = source.scaled_font_size(i).abs();
+        let mut size = scaled_size.abs();
         if !size.is_finite() || size <= 0.1 {
             size = rect.height().max(1.0);
         }
-        let font = fonts.get(source, i);
         check.add(&font.name, c);
         let (bold, italic) = font.style;
         // PDFium expands an Arabic lam-alef ligature glyph to (alef, lam), the reverse of
