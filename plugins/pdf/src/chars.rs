@@ -3,9 +3,9 @@
 //! `pdfium-render`'s character objects make one FFI call per property, allocate the font
 //! name for every character and, with its `thread_safe` feature, take a lock per call: about
 //! a fifth of a text-only conversion went there. Here the same C functions are called on
-//! the text page's handle without a wrapper object, and the properties of a character's font
-//! (name, weight) are read once per text object (PDFium's font calls look only at the
-//! character's text object), not once per character. The values are exactly those the
+//! the text page's handle without a wrapper object, and what a character takes from its text
+//! object (font name, weight, angle, font size: PDFium reads them from the object's font and
+//! matrix) is read once per text object, not once per character. The values are exactly those the
 //! wrapper returns; [`Wrapped`] is the wrapper path, kept for the case the handle cannot be
 //! had.
 
@@ -26,8 +26,9 @@ pub trait CharSource {
     fn scaled_font_size(&self, i: usize) -> f32;
     /// Font name ("" when there is none) and weight (400 when PDFium has none).
     fn font(&self, i: usize) -> (String, u32);
-    /// What the font of character `i` depends on: characters with the same key share font
-    /// name and weight. `None`: no such key, read the font of every character.
+    /// What the font of character `i` depends on (its text object): characters with the same
+    /// key share font name, weight, angle and scaled font size. `None`: no such key, read them
+    /// for every character.
     fn font_key(&self, i: usize) -> Option<usize>;
 }
 
