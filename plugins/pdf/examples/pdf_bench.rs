@@ -2,6 +2,10 @@
 //!
 //! `cargo run --release -p quire-plugin-pdf --example pdf_bench [-- --ocr] [--dump FILE]`
 //!
+//! Speed only: `-- --time [--reps N] FILE...` (text-only conversion in process against
+//! pdftotext, interleaved, best of N), `-- --synthetic N [--write FILE]` (N generated pages of
+//! two-column text, timed beside pdftotext, or written out).
+//!
 //! Per file: pages, our time (full conversion, and text only with images off), pdftotext's
 //! time, word F1 and word-bigram F1 (reading-order proxy) against pdftotext, and against
 //! docling's ground truth where there is one; heading precision/recall against the ground
@@ -21,32 +25,22 @@ fn main() {
     let use_ocr = args.iter().any(|a| a == "--ocr");
     let converter = PdfConverter::new(&config());
     let ocr = TesseractCli;
+    if let Some(i) = args.iter().position(|a| a == "--time") {
+        time_files(&converter, &args[i + 1..]);
+        return;
+    }
     if let Some(i) = args.iter().position(|a| a == "--synthetic") {
         // A long generated document: pages of two-column text, for speed and memory.
         let n: usize = args.get(i + 1).and_then(|s| s.parse().ok()).unwrap_or(500);
-        let pages: Vec<support::pdfgen::Page> = (0..n)
-            .map(|p| {
-                let mut page = support::pdfgen::Page::default();
-                page.texts.push(support::pdfgen::text(
-                    72.0,
-                    740.0,
-                    16.0,
-                    &format!("Section {p}"),
-                ));
-                for l in 0..45 {
-                    for (x, side) in [(72.0, "left"), (320.0, "right")] {
-                        page.texts.push(support::pdfgen::text(
-                            x,
-                            700.0 - l as f32 * 14.0,
-                            10.0,
-                            &format!("The {side} column line {l} of page {p} has words"),
-                        ));
-                    }
-                }
-                page
-            })
-            .collect();
-        let bytes = support::pdfgen::pdf(&pages, None);
+        let bytes = synthetic(n);
+        if let Some(out) = args
+            .iter()
+            .position(|a| a == "--write")
+            .and_then(|j| args.get(j + 1))
+        {
+            std::fs::write(out, &bytes).expect("write the synthetic PDF");
+            return;
+        }
         let input = Input {
             bytes: &bytes,
             file_name: "synthetic.pdf",
@@ -332,6 +326,103 @@ fn main() {
         h_hit_p as f64 / h_ours.max(1) as f64
     );
     println!("expectations met: {exp_ok}/{exp_n}");
+}
+
+/// `n` pages of two-column text with a heading each.
+fn synthetic(n: usize) -> Vec<u8> {
+    let pages: Vec<support::pdfgen::Page> = (0..n)
+        .map(|p| {
+            let mut page = support::pdfgen::Page::default();
+            page.texts.push(support::pdfgen::text(
+                72.0,
+                740.0,
+                16.0,
+                &format!("Section {p}"),
+            ));
+            for l in 0..45 {
+                for (x, side) in [(72.0, "left"), (320.0, "right")] {
+                    page.texts.push(support::pdfgen::text(
+                        x,
+                        700.0 - l as f32 * 14.0,
+                        10.0,
+                        &format!("The {side} column line {l} of page {p} has words"),
+                    ));
+                }
+            }
+            page
+        })
+        .collect();
+    support::pdfgen::pdf(&pages, None)
+}
+
+/// `--time [--reps N] FILE...`: text-only conversion in this process (images off, no OCR)
+/// and `pdftotext` (a process per run) on each file, interleaved run by run; best of N each.
+fn time_files(converter: &PdfConverter, args: &[String]) {
+    let mut reps = 5;
+    let mut files = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--reps" {
+            reps = it.next().and_then(|s| s.parse().ok()).unwrap_or(reps);
+        } else {
+            files.push(a.clone());
+        }
+    }
+    let (mut pages_total, mut ours_total, mut p2t_total) = (0usize, 0.0f64, 0.0f64);
+    println!(
+        "{:<50} {:>5} {:>9} {:>9} {:>9} {:>9} {:>6}",
+        "file", "pages", "ours ms", "p2t ms", "ours p/s", "p2t p/s", "ratio"
+    );
+    for path in &files {
+        let bytes = std::fs::read(path).expect("read file");
+        let input = Input {
+            bytes: &bytes,
+            file_name: path,
+            mime: "application/pdf",
+        };
+        let (mut ours, mut p2t, mut pages) = (f64::MAX, f64::MAX, 0);
+        for _ in 0..reps {
+            let mut ctx = Context::new().with_limits(Limits {
+                max_images: 0,
+                ..Limits::default()
+            });
+            let t = Instant::now();
+            if let Ok(doc) = converter.convert(&input, &mut ctx) {
+                pages = doc.parts.len();
+            }
+            ours = ours.min(t.elapsed().as_secs_f64() * 1000.0);
+            let t = Instant::now();
+            let _ = Command::new("pdftotext")
+                .args(["-enc", "UTF-8"])
+                .arg(path)
+                .arg("/dev/null")
+                .stderr(std::process::Stdio::null())
+                .status();
+            p2t = p2t.min(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        let name = std::path::Path::new(path)
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy();
+        println!(
+            "{name:<50} {pages:>5} {ours:>9.1} {p2t:>9.1} {:>9.0} {:>9.0} {:>6.2}",
+            pages as f64 / ours * 1000.0,
+            pages as f64 / p2t * 1000.0,
+            p2t / ours
+        );
+        pages_total += pages;
+        ours_total += ours;
+        p2t_total += p2t;
+    }
+    if files.len() > 1 {
+        println!(
+            "{:<50} {pages_total:>5} {ours_total:>9.1} {p2t_total:>9.1} {:>9.0} {:>9.0} {:>6.2}",
+            "total",
+            pages_total as f64 / ours_total * 1000.0,
+            pages_total as f64 / p2t_total * 1000.0,
+            p2t_total / ours_total
+        );
+    }
 }
 
 fn print_block(b: &Block) {

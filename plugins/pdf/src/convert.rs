@@ -224,7 +224,7 @@ fn read_page(
     let page: &PdfPage<'_> = page;
     let mut check = MapCheck::default();
     let mut glyphs = match page.text() {
-        Ok(text) => glyphs::page_glyphs(&text, &transform, &mut check),
+        Ok(text) => glyphs::page_glyphs(&text, page, &transform, &mut check),
         Err(_) => {
             ctx.warn(format!(
                 "The text of page {number} could not be read: its content is damaged"
@@ -554,7 +554,7 @@ pub fn debug_runs(library: &Path, bytes: &[u8]) -> Result<Vec<String>> {
                 ch.origin().ok().map(|(x, y)| (x.value, y.value))
             ));
         }
-        let glyphs = glyphs::page_glyphs(&text, &transform, &mut MapCheck::default());
+        let glyphs = glyphs::page_glyphs(&text, &page, &transform, &mut MapCheck::default());
         for run in glyphs::runs(glyphs) {
             out.push(format!(
                 "run [{:.1} {:.1} {:.1} {:.1}] base {:.1} size {:.1}: {}",

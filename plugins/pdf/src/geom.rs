@@ -94,14 +94,21 @@ impl PageTransform {
     }
 }
 
-/// The median of some values (0 for none); sorts a copy.
+/// The median of some values (0 for none; non-finite values are left out).
 pub fn median(values: impl IntoIterator<Item = f32>) -> f32 {
-    let mut v: Vec<f32> = values.into_iter().filter(|x| x.is_finite()).collect();
+    let mut v: Vec<f32> = values.into_iter().collect();
+    median_in(&mut v)
+}
+
+/// [`median`] of the values in a buffer the caller reuses (the buffer is reordered).
+pub fn median_in(v: &mut Vec<f32>) -> f32 {
+    v.retain(|x| x.is_finite());
     if v.is_empty() {
         return 0.0;
     }
-    v.sort_by(f32::total_cmp);
-    v[v.len() / 2]
+    // The element a full sort would put in the middle (a total order: the same value).
+    let mid = v.len() / 2;
+    *v.select_nth_unstable_by(mid, f32::total_cmp).1
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 //! baseline without a large gap: a line of a column, a table cell, a heading. Runs are what
 //! the column detector cuts between; they never span a column gutter wider than about one em.
 
+use crate::chars::CharSource;
 use crate::geom::{PageTransform, Rect};
 use crate::layout::Word;
 use crate::unicode_map::MapCheck;
@@ -82,15 +83,84 @@ impl Run {
 /// Every visible character of a page, in PDFium's order.
 pub fn page_glyphs(
     text: &PdfPageText<'_>,
+    page: &PdfPage<'_>,
     transform: &PageTransform,
     check: &mut MapCheck,
 ) -> Vec<Glyph> {
-    let chars = text.chars();
-    let mut out: Vec<Glyph> = Vec::with_capacity(chars.len());
+    match crate::chars::Raw::new(text.bindings(), text, page) {
+        Some(raw) => read_glyphs(&raw, transform, check),
+        None => read_glyphs(&crate::chars::Wrapped::new(text), transform, check),
+    }
+}
+
+/// What the characters of one text object share: the font's name, weight and the style
+/// worked out from them, and the object's angle and scaled font size (PDFium reads both from
+/// the object's matrix and font size, the same for each of its characters).
+struct FontInfo {
+    name: String,
+    weight: u32,
+    style: (bool, bool),
+    /// Angle in degrees and scaled font size; `None` when the characters have no text object
+    /// to share them (read per character then).
+    shape: Option<(Option<f32>, f32)>,
+}
+
+/// Fonts by [`CharSource::font_key`], and the last one looked up (characters come in runs
+/// of one text object).
+#[derive(Default)]
+struct FontCache {
+    fonts: Vec<(usize, FontInfo)>,
+    last: usize,
+}
+
+impl FontCache {
+    fn get<S: CharSource>(&mut self, source: &S, i: usize) -> &FontInfo {
+        let key = source.font_key(i);
+        let found = key.and_then(|k| match self.fonts.get(self.last) {
+            Some((lk, _)) if *lk == k => Some(self.last),
+            _ => self.fonts.iter().position(|(fk, _)| *fk == k),
+        });
+        self.last = match found {
+            Some(f) => f,
+            None => {
+                let (name, weight) = source.font(i);
+                // The same name and weight as the font before: the style is the same too.
+                let style = match self.fonts.get(self.last) {
+                    Some((_, f)) if f.name == name && f.weight == weight => f.style,
+                    _ => font_style(&name, weight),
+                };
+                let shape = key
+                    .filter(|&k| k != 0)
+                    .map(|_| (source.angle_degrees(i), source.scaled_font_size(i)));
+                let info = FontInfo {
+                    name,
+                    weight,
+                    style,
+                    shape,
+                };
+                if key.is_none() {
+                    // No key: nothing to share, the entry is overwritten by the next character.
+                    self.fonts.clear();
+                }
+                self.fonts.push((key.unwrap_or(0), info));
+                self.fonts.len() - 1
+            }
+        };
+        &self.fonts[self.last].1
+    }
+}
+
+fn read_glyphs<S: CharSource>(
+    source: &S,
+    transform: &PageTransform,
+    check: &mut MapCheck,
+) -> Vec<Glyph> {
+    let count = source.count();
+    let mut out: Vec<Glyph> = Vec::with_capacity(count);
     let mut pending_space = false;
-    let mut last_font: Option<(String, u32, (bool, bool))> = None;
-    for ch in chars.iter() {
-        let code = ch.unicode_value();
+    let mut fonts = FontCache::default();
+    for i in 0..count {
+        let code = source.unicode(i);
         let Some(c) = char::from_u32(code) else {
             continue;
         };
@@ -103,32 +173,27 @@ pub fn page_glyphs(
             pending_space = true;
             continue;
         }
+        let generated = source.is_generated(i);
         let text = match c {
             // PDFium reports a soft hyphen at a line end as U+0002.
             '\u{2}' | '\u{ad}' => GlyphText::Char('\u{ad}'),
             c if c.is_control() || c == '\u{fffe}' || c == '\u{feff}' => {
                 // A code with no character: its font's mapping is judged below.
-                if !ch.is_generated().unwrap_or(false) {
-                    check.add(&ch.font_name(), c);
+                if !generated {
+                    check.add(&fonts.get(source, i).name, c);
                 }
                 continue;
             }
             c => ligature(c).map_or(GlyphText::Char(c), GlyphText::Str),
         };
-        let generated = ch.is_generated().unwrap_or(false);
         if generated {
             // Only spacing characters should be generated; anything else is PDFium's guess.
             continue;
         }
-        let Ok(bounds) = ch.loose_bounds() else {
+        let Some((left, bottom, right, top)) = source.loose_box(i) else {
             continue;
         };
-        let rect = transform.rect(
-            bounds.left().value,
-            bounds.bottom().value,
-            bounds.right().value,
-            bounds.top().value,
-        );
+        let rect = transform.rect(left, bottom, right, top);
         if !(rect.x0.is_finite()
             && rect.y0.is_finite()
             && rect.x1.is_finite()
@@ -136,39 +201,30 @@ pub fn page_glyphs(
         {
             continue;
         }
-        let (origin_x, baseline) = match ch.origin() {
-            Ok((x, y)) => transform.point(x.value, y.value),
-            Err(_) => (rect.x0, rect.y1),
+        let (origin_x, baseline) = match source.origin(i) {
+            Some((x, y)) => transform.point(x, y),
+            None => (rect.x0, rect.y1),
         };
         // PDFium measures the angle clockwise (as seen on the page), and /Rotate turns the
         // page clockwise too; `dir` counts counter-clockwise turns in display space.
-        let dir = match ch.angle_degrees() {
-            Ok(a) if a.is_finite() => {
+        let font = fonts.get(source, i);
+        let (angle, scaled_size) = match font.shape {
+            Some(shape) => shape,
+            None => (source.angle_degrees(i), source.scaled_font_size(i)),
+        };
+        let dir = match angle {
+            Some(a) if a.is_finite() => {
                 let d = (-a - 90.0 * f32::from(transform.quarter_turns)).rem_euclid(360.0);
                 (((d + 45.0) / 90.0).floor() as u8) % 4
             }
             _ => 0,
         };
-        let mut size = ch.scaled_font_size().value.abs();
+        let mut size = scaled_size.abs();
         if !size.is_finite() || size <= 0.1 {
             size = rect.height().max(1.0);
         }
-        let weight = match ch.font_weight() {
-            Some(PdfFontWeight::Custom(w)) => w,
-            Some(w) => weight_value(w),
-            None => 400,
-        };
-        let name = ch.font_name();
-        check.add(&name, c);
-        // Characters come in runs of one font: the style is worked out once per run.
-        let (bold, italic) = match &last_font {
-            Some((n, w, style)) if *n == name && *w == weight => *style,
-            _ => {
-                let style = font_style(&name, weight);
-                last_font = Some((name, weight, style));
-                style
-            }
-        };
+        check.add(&font.name, c);
+        let (bold, italic) = font.style;
         // PDFium expands an Arabic lam-alef ligature glyph to (alef, lam), the reverse of
         // logical order; both characters then share the glyph's box.
         if let (GlyphText::Char('\u{644}'), Some(prev)) = (text, out.last_mut()) {
@@ -379,21 +435,6 @@ fn tex_shape(base: &str) -> (bool, bool) {
     (bold, italic)
 }
 
-fn weight_value(w: PdfFontWeight) -> u32 {
-    match w {
-        PdfFontWeight::Weight100 => 100,
-        PdfFontWeight::Weight200 => 200,
-        PdfFontWeight::Weight300 => 300,
-        PdfFontWeight::Weight400Normal => 400,
-        PdfFontWeight::Weight500 => 500,
-        PdfFontWeight::Weight600 => 600,
-        PdfFontWeight::Weight700Bold => 700,
-        PdfFontWeight::Weight800 => 800,
-        PdfFontWeight::Weight900 => 900,
-        PdfFontWeight::Custom(w) => w,
-    }
-}
-
 /// Latin ligatures some fonts map to their presentation forms.
 pub fn ligature(c: char) -> Option<&'static str> {
     Some(match c {
@@ -415,17 +456,14 @@ pub fn is_rtl(c: char) -> bool {
 /// the text jumps backwards, or a gap wider than about an em opens.
 pub fn runs(glyphs: Vec<Glyph>) -> Vec<Run> {
     let mut out: Vec<Run> = Vec::new();
-    let mut current: Vec<Glyph> = Vec::new();
-    for g in glyphs {
-        if let Some(prev) = current.last() {
-            if !continues(prev, &g) {
-                out.push(finish(std::mem::take(&mut current)));
-            }
+    // A run is a stretch of the page's glyphs: cut at the breaks, nothing is copied.
+    let mut scratch: Vec<f32> = Vec::new();
+    let mut start = 0;
+    for i in 1..=glyphs.len() {
+        if i == glyphs.len() || !continues(&glyphs[i - 1], &glyphs[i]) {
+            out.push(finish(&glyphs[start..i], &mut scratch));
+            start = i;
         }
-        current.push(g);
-    }
-    if !current.is_empty() {
-        out.push(finish(current));
     }
     out
 }
@@ -447,17 +485,22 @@ fn continues(a: &Glyph, b: &Glyph) -> bool {
     gap <= 1.0 * size && back <= 0.5 * size
 }
 
-fn finish(glyphs: Vec<Glyph>) -> Run {
+fn finish(glyphs: &[Glyph], scratch: &mut Vec<f32>) -> Run {
     let mut rect = glyphs[0].rect;
     for g in &glyphs[1..] {
         rect = rect.union(&g.rect);
     }
-    let baseline = crate::geom::median(glyphs.iter().map(|g| g.baseline));
-    let size = crate::geom::median(glyphs.iter().map(|g| g.size));
+    let mut median = |value: fn(&Glyph) -> f32| {
+        scratch.clear();
+        scratch.extend(glyphs.iter().map(value));
+        crate::geom::median_in(scratch)
+    };
+    let baseline = median(|g| g.baseline);
+    let size = median(|g| g.size);
     let rtl_count = glyphs.iter().filter(|g| g.rtl).count();
     let rtl = rtl_count * 2 > glyphs.len();
     Run {
-        words: words(&glyphs, rtl),
+        words: words(glyphs, rtl),
         rtl,
         chars: glyphs.len(),
         rect,

@@ -147,11 +147,14 @@ fn cut(
     vgaps.sort_by(|a, b| (b.1 - b.0).total_cmp(&(a.1 - a.0)));
     for (a, b) in vgaps {
         let mid = (a + b) / 2.0;
-        let (left, right): (Vec<Item>, Vec<Item>) =
-            items.iter().cloned().partition(|i| i.rect().x1 <= mid);
+        // Judged on references; the items move only once a gutter is found.
+        let (left, right): (Vec<&Item>, Vec<&Item>) =
+            items.iter().partition(|i| i.rect().x1 <= mid);
         if left.is_empty() || right.is_empty() || !is_gutter(&left, &right, size) {
             continue;
         }
+        let (left, right): (Vec<Item>, Vec<Item>) =
+            items.into_iter().partition(|i| i.rect().x1 <= mid);
         let id = *next_id;
         *next_id += 1;
         path.push(id * 2);
@@ -213,10 +216,10 @@ struct SideStats {
 }
 
 impl SideStats {
-    fn of(side: &[Item], size: f32) -> SideStats {
+    fn of(side: &[&Item], size: f32) -> SideStats {
         // (baseline, chars, words, words that are not markers, left edge, starts with a marker)
         let mut lines: Vec<(f32, usize, usize, usize, f32, bool)> = Vec::new();
-        for i in side {
+        for &i in side {
             if let Item::Run(r) = i {
                 let marker = r.words.first().is_some_and(|w| is_marker(&w.text));
                 let text = r.words.iter().filter(|w| !is_marker(&w.text)).count();
@@ -273,7 +276,7 @@ fn prose_lines(chars: f32, words: f32) -> bool {
 }
 
 /// Whether a vertical gap separates columns of text rather than the columns of a table.
-fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
+fn is_gutter(left: &[&Item], right: &[&Item], size: f32) -> bool {
     let l = SideStats::of(left, size);
     let r = SideStats::of(right, size);
     let (lb, l_per_line, l_words) = (&l.baselines, l.chars, l.words);
@@ -302,7 +305,7 @@ fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
     // columns of one table, cut at the widest gap between two of them. Unless the two parts
     // of that side are text too (prose, or a column of list items): then it is the next
     // gutter of a page of three or more columns set on one line pitch.
-    let split = |side: &[Item]| {
+    let split = |side: &[&Item]| {
         let words_beyond = |keep: &dyn Fn(&Rect) -> bool| {
             side.iter().any(|i| match i {
                 Item::Run(r) => keep(&r.rect) && r.chars > 3,
@@ -310,7 +313,7 @@ fn is_gutter(left: &[Item], right: &[Item], size: f32) -> bool {
             })
         };
         let text_part = |keep: &dyn Fn(&Rect) -> bool| {
-            let part: Vec<Item> = side.iter().filter(|i| keep(&i.rect())).cloned().collect();
+            let part: Vec<&Item> = side.iter().copied().filter(|i| keep(&i.rect())).collect();
             let stats = SideStats::of(&part, size);
             stats.baselines.len() >= 3 && stats.is_text()
         };

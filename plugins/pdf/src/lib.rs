@@ -12,6 +12,7 @@
 
 mod aligned;
 mod blocks;
+mod chars;
 mod convert;
 mod engine;
 pub mod flatten;
