@@ -146,6 +146,30 @@ both_stores!(non_ascii_names_get_an_rfc5987_filename, |kind| async move {
     s.stop().await;
 });
 
+both_stores!(
+    a_backslash_name_downloads_keeping_its_base_name,
+    |kind| async move {
+        let mut s = TestServer::start(kind).await;
+        // `back\slash.txt` is a legal Unix file name, not a path: the result is `back\slash.md`.
+        let id = s.create("back\\slash.txt", b"Plain text.\n", "md").await;
+        let job = s.wait_final(&id, WAIT).await;
+        assert_eq!(job["status"], "completed", "{job}");
+        assert_eq!(job["file_name"], "back\\slash.txt", "{job}");
+        let r = s
+            .client
+            .get(s.url(&format!("/api/v1/jobs/{id}/result")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        assert_eq!(
+            r.headers()["content-disposition"].to_str().unwrap(),
+            "attachment; filename=\"back_slash.md\"; filename*=UTF-8''back%5Cslash.md"
+        );
+        s.stop().await;
+    }
+);
+
 fn details(v: &Value) -> Vec<(String, String, String)> {
     v["detail"]
         .as_array()
