@@ -7,15 +7,17 @@
 # Schemathesis is installed (pinned) into a virtualenv under ~/.cache/quire on first use.
 # provider_three gets a key and an unreachable endpoint, so a form choosing it is valid (its
 # OCR then fails the job, not the request). Settings: scripts/schemathesis.toml.
-# Usage: scripts/check-openapi.sh [--max-examples N] [--min-cases N]
+# Usage: scripts/check-openapi.sh [--max-examples N] [--min-cases N] [--seed N]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 max_examples=100
 min_cases=500
+seed=20261125
 while (( $# )); do
   case "$1" in
     --max-examples) max_examples="$2"; shift 2 ;;
     --min-cases) min_cases="$2"; shift 2 ;;
+    --seed) seed="$2"; shift 2 ;;
     *) echo "check-openapi: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -56,7 +58,7 @@ set +e
   --url "http://127.0.0.1:$port" \
   --checks all \
   --max-examples "$max_examples" \
-  --seed 20261125 \
+  --seed "$seed" \
   --workers 2 \
   --max-failures 20 \
   --request-timeout 30 \
