@@ -78,14 +78,18 @@ corpus = sys.argv[2]
 files = {r[3] for r in rows}
 by_type = collections.Counter()
 same_type = collections.Counter()
+failed_type = collections.Counter()
 for verdict, code, variant, f in rows:
     t = f[len(corpus) + 1:].split("/")[0]
     by_type[t] += 1
     same_type[t] += verdict == "same"
+    failed_type[t] += verdict == "same" and code != "0"
 failed_same = sum(1 for v, c, _, _ in rows if v == "same" and c != "0")
 same = sum(1 for r in rows if r[0] == "same")
 print(f"compare-release: {len(files)} files, {len(rows)} conversions: {same} identical "
       f"(of which {failed_same} failed identically, e.g. the bad/ files), {len(rows) - same} different; {sys.argv[3]} s")
-print("  by type: " + ", ".join(f"{t} {same_type[t]}/{by_type[t]}" for t in sorted(by_type)))
+print("  identical by type: " + ", ".join(
+    f"{t} {same_type[t]}/{by_type[t]}" + (f" ({failed_type[t]} failed in both)" if failed_type[t] else "")
+    for t in sorted(by_type)))
 sys.exit(0 if same == len(rows) else 1)
 PY
