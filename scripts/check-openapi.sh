@@ -52,6 +52,8 @@ for _ in $(seq 200); do
   sleep 0.1
 done
 
+# Schemathesis keeps a cache folder in its working directory: the temporary one, not the checkout.
+cd "$tmp"
 report="$tmp/junit.xml"
 set +e
 "$venv/bin/schemathesis" --config-file "$root/scripts/schemathesis.toml" run "http://127.0.0.1:$port/api/v1/openapi.json" \
