@@ -7,6 +7,10 @@
 # Schemathesis is installed (pinned) into a virtualenv under ~/.cache/quire on first use.
 # provider_three gets a key and an unreachable endpoint, so a form choosing it is valid (its
 # OCR then fails the job, not the request). Settings: scripts/schemathesis.toml.
+# Known false positive of schemathesis 4.32.5, met with seeds 1 and 3 (not 2, 20261125):
+# "ST201 ... violates `required`, `additionalProperties` (was file, output_format)" on
+# POST /api/v1/jobs, while the body it sent holds exactly file, output_format and valid
+# optional fields (its mutation does not survive the multipart encoding). CI's seed is fixed.
 # Usage: scripts/check-openapi.sh [--max-examples N] [--min-cases N] [--seed N]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
