@@ -30,6 +30,12 @@ cargo clippy --locked --workspace --all-targets --all-features -- -D warnings
 step "tests"
 cargo test --locked --workspace --exclude quire-tests --no-fail-fast -- --test-threads 2
 
+step "OpenAPI against the live server (schemathesis, >= 500 cases, no failures)"
+scripts/check-openapi.sh
+
+step "release archive (debug build): unpacked in a temporary folder, run from /"
+scripts/check-release.sh
+
 step "plugin subsets"
 scripts/check-features.sh
 

@@ -178,3 +178,128 @@ fn convert_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
     child.stdin.take().unwrap().write_all(input).unwrap();
     child.wait_with_output().unwrap()
 }
+
+/// `quire serve` from `/` on a free port with JSON logs, its state in `dir`; returns the child
+/// and the base URL once it answers.
+fn serve_json_logs(dir: &Path) -> (std::process::Child, String) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = quire_in(Path::new("/"))
+        .arg("serve")
+        .env("HOST", "127.0.0.1")
+        .env("PORT", port.to_string())
+        .env("UPLOAD_DIR", dir.join("uploads"))
+        .env("OUTPUT_DIR", dir.join("outputs"))
+        .env("DATA_DIR", dir.join("data"))
+        .env("WORKERS", "1")
+        .env("LOG_FORMAT", "json")
+        .env("LOG_LEVEL", "info")
+        .env("WEBHOOK_MAX_RETRIES", "0")
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let base = format!("http://127.0.0.1:{port}");
+    for _ in 0..200 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return (child, base);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("quire serve did not listen on {port}");
+}
+
+/// One HTTP/1.1 request with `Connection: close`; returns the status line.
+fn http(base: &str, method: &str, target: &str, body: Option<(&str, &[u8])>) -> String {
+    use std::io::Write;
+    let addr = base.trim_start_matches("http://");
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    let mut req = format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    req.push_str("Authorization: Bearer sekrit-token-123\r\n");
+    if let Some((ctype, bytes)) = body {
+        req.push_str(&format!(
+            "Content-Type: {ctype}\r\nContent-Length: {}\r\n",
+            bytes.len()
+        ));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).unwrap();
+    if let Some((_, bytes)) = body {
+        s.write_all(bytes).unwrap();
+    }
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out.lines().next().unwrap_or_default().to_string()
+}
+
+#[test]
+fn each_request_gets_one_access_log_line_without_secrets() {
+    let dir = tempfile::tempdir().unwrap();
+    let (child, base) = serve_json_logs(dir.path());
+    let boundary = "XyZ";
+    let form = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n\r\nhello\r\n\
+         --{boundary}\r\nContent-Disposition: form-data; name=\"output_format\"\r\n\r\nmd\r\n\
+         --{boundary}\r\nContent-Disposition: form-data; name=\"webhook_url\"\r\n\r\nhttp://127.0.0.1:9/hook?key=sekrit-hook-456\r\n\
+         --{boundary}--\r\n"
+    );
+    let created = http(
+        &base,
+        "POST",
+        "/api/v1/jobs?token=sekrit-query-789",
+        Some((
+            &format!("multipart/form-data; boundary={boundary}"),
+            form.as_bytes(),
+        )),
+    );
+    assert!(created.contains(" 202 "), "{created}");
+    let unknown = "0b7e1d2c-0000-4000-8000-000000000000";
+    assert!(http(&base, "GET", &format!("/api/v1/jobs/{unknown}"), None).contains(" 404 "));
+    assert!(http(&base, "GET", "/api/v1/health", None).contains(" 200 "));
+    assert!(http(&base, "GET", "/no/such/route", None).contains(" 404 "));
+    // SIGTERM: the service drains and exits, flushing its log.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&out.stdout);
+    let access: Vec<serde_json::Value> = log
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["message"] == "request")
+        .collect();
+    let seen: Vec<(String, String, u64)> = access
+        .iter()
+        .map(|v| {
+            assert!(v["duration_ms"].is_number(), "{v}");
+            assert_eq!(v["level"], "INFO", "{v}");
+            (
+                v["method"].as_str().unwrap_or_default().to_string(),
+                v["path"].as_str().unwrap_or_default().to_string(),
+                v["status"].as_u64().unwrap_or_default(),
+            )
+        })
+        .collect();
+    let want = |m: &str, p: &str, s: u64| (m.to_string(), p.to_string(), s);
+    assert_eq!(
+        seen,
+        vec![
+            want("POST", "/api/v1/jobs", 202),
+            want("GET", "/api/v1/jobs/{job_id}", 404),
+            want("GET", "/api/v1/health", 200),
+            want("GET", "(no route)", 404),
+        ],
+        "{log}"
+    );
+    for secret in ["sekrit", unknown, "/no/such/route"] {
+        assert!(
+            !access.iter().any(|v| v.to_string().contains(secret)),
+            "{secret} in the access log: {log}"
+        );
+    }
+    assert!(!log.contains("sekrit"), "a secret reached the log: {log}");
+}

@@ -73,8 +73,19 @@ fn cors(config: &crate::config::Config) -> CorsLayer {
     }
 }
 
-/// Panics become a plain 500 (the cause is logged); every answer is counted.
+/// Around every request: a panic in a handler becomes a 500, the status is counted, and one
+/// access-log line is written at INFO (target `quire::access`): method, the route's path
+/// template (`/api/v1/jobs/{job_id}`, never the concrete path or query string, so neither ids
+/// nor anything a client put in a URL reaches the log), status and duration. No header or
+/// body is logged.
 async fn observe(State(shared): State<Arc<Shared>>, req: Request, next: Next) -> Response {
+    let started = std::time::Instant::now();
+    let method = req.method().clone();
+    let path = req
+        .extensions()
+        .get::<axum::extract::MatchedPath>()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_else(|| "(no route)".to_string());
     let response = match AssertUnwindSafe(next.run(req)).catch_unwind().await {
         Ok(r) => r,
         Err(panic) => {
@@ -86,7 +97,11 @@ async fn observe(State(shared): State<Arc<Shared>>, req: Request, next: Next) ->
             ApiError::Internal(format!("handler panicked: {what}")).into_response()
         }
     };
-    shared.metrics.http_response(response.status().as_u16());
+    let status = response.status().as_u16();
+    shared.metrics.http_response(status);
+    let duration_ms = (started.elapsed().as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0;
+    tracing::info!(target: "quire::access", method = %method, path = %path, status, duration_ms,
+        "request");
     response
 }
 

@@ -53,10 +53,66 @@ pub fn document(prefix: &str) -> utoipa::openapi::OpenApi {
     doc
 }
 
+/// What the derive cannot say, written out: the multipart form of `POST /api/v1/jobs` as the
+/// server reads it (every value of a multipart form is text, so `use_ocr` lists the spellings
+/// the server accepts, an empty `ocr_provider` means the default, and any other field is
+/// refused with 422), and the result's two media types (Markdown or JSON, by
+/// the job's `output_format`). Checked against the live server by schemathesis
+/// (`scripts/check-openapi.sh`).
+/// (Patched as JSON: utoipa's model has no untyped `enum`.)
+fn exact_forms(mut v: serde_json::Value, prefix: &str) -> serde_json::Value {
+    let mut providers: Vec<&str> = super::upload::OCR_PROVIDERS.to_vec();
+    providers.push("");
+    v["components"]["schemas"]["CreateJobForm"] = serde_json::json!({
+        "type": "object",
+        "description": "The multipart form of `POST /api/v1/jobs`. Any other field, or a second \
+            `file`, is refused with 422.",
+        "required": ["file", "output_format"],
+        "additionalProperties": false,
+        "properties": {
+            "file": {
+                "type": "string",
+                "format": "binary",
+                "minLength": 1,
+                "description": "The document to convert (not empty)."
+            },
+            "output_format": {"$ref": "#/components/schemas/OutputFormat"},
+            "use_ocr": {
+                "description": "Read images and scanned pages with OCR. Default false. Also \
+                    accepted: 1/0, yes/no, on/off, in any case.",
+                "type": ["boolean", "integer", "string"],
+                "enum": [true, false, 1, 0, "true", "false", "1", "0", "yes", "no", "on", "off"]
+            },
+            "ocr_provider": {
+                "type": "string",
+                "enum": providers,
+                "description": "provider_one (Tesseract, the default; also when empty), \
+                    provider_two (PP-OCR) or provider_three (AI vision, needs the server's API key)."
+            },
+            "webhook_url": {
+                "type": "string",
+                "format": "uri",
+                "maxLength": 2048,
+                "description": "An absolute http(s) URL that receives the completion notification."
+            }
+        }
+    });
+    let result = format!("{prefix}/jobs/{{job_id}}/result");
+    v["paths"][&result]["get"]["responses"]["200"]["content"] = serde_json::json!({
+        "text/markdown; charset=utf-8": {"schema": {"type": "string"}},
+        "application/json": {"schema": {"type": "object"}}
+    });
+    v
+}
+
 pub async fn openapi_json(State(shared): State<Arc<Shared>>) -> Response {
-    let doc = document(&shared.config.api_prefix);
-    match doc.to_json() {
-        Ok(text) => ([(header::CONTENT_TYPE, "application/json")], text).into_response(),
+    let prefix = &shared.config.api_prefix;
+    match serde_json::to_value(document(prefix)) {
+        Ok(v) => (
+            [(header::CONTENT_TYPE, "application/json")],
+            exact_forms(v, prefix).to_string(),
+        )
+            .into_response(),
         Err(e) => super::errors::ApiError::internal(e).into_response(),
     }
 }

@@ -295,9 +295,10 @@ pub async fn read_form(
             ));
         }
     }
+    // An empty `webhook_url` is refused like any other string that is not a URL (the OpenAPI
+    // document says so; before, it silently meant "none").
     let webhook_url = match text("webhook_url").map(|v| v.trim().to_string()) {
         None => None,
-        Some(v) if v.is_empty() => None,
         Some(v) => {
             if crate::config::is_http_url(&v) && v.len() <= 2048 {
                 Some(v)

@@ -146,6 +146,30 @@ both_stores!(non_ascii_names_get_an_rfc5987_filename, |kind| async move {
     s.stop().await;
 });
 
+both_stores!(
+    a_backslash_name_downloads_keeping_its_base_name,
+    |kind| async move {
+        let mut s = TestServer::start(kind).await;
+        // `back\slash.txt` is a legal Unix file name, not a path: the result is `back\slash.md`.
+        let id = s.create("back\\slash.txt", b"Plain text.\n", "md").await;
+        let job = s.wait_final(&id, WAIT).await;
+        assert_eq!(job["status"], "completed", "{job}");
+        assert_eq!(job["file_name"], "back\\slash.txt", "{job}");
+        let r = s
+            .client
+            .get(s.url(&format!("/api/v1/jobs/{id}/result")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        assert_eq!(
+            r.headers()["content-disposition"].to_str().unwrap(),
+            "attachment; filename=\"back_slash.md\"; filename*=UTF-8''back%5Cslash.md"
+        );
+        s.stop().await;
+    }
+);
+
 fn details(v: &Value) -> Vec<(String, String, String)> {
     v["detail"]
         .as_array()
@@ -205,6 +229,16 @@ both_stores!(invalid_fields_answer_422_detail_arrays, |kind| async move {
         "{d:?}"
     );
     assert!(d[0].2.contains("'md' or 'json'"));
+    // An empty webhook_url is not a URL (the OpenAPI document's `format: uri`).
+    let r = s
+        .post_form(&[
+            FormPart::file("file", "a.txt", b"hi"),
+            FormPart::text("output_format", "md"),
+            FormPart::text("webhook_url", ""),
+        ])
+        .await;
+    assert_eq!(r.status(), 422);
+    assert_eq!(details(&r.json().await.unwrap())[0].0, "webhook_url");
     // Empty file.
     let r = s
         .post_form(&[
@@ -588,6 +622,14 @@ both_stores!(service_endpoints, |kind| async move {
     }
     assert!(o["paths"]["/api/v1/jobs"]["post"]["responses"]["202"].is_object());
     // The document says what the server does (schemathesis found each of these).
+    let form = &o["components"]["schemas"]["CreateJobForm"];
+    assert_eq!(form["additionalProperties"], false, "{form}");
+    assert_eq!(form["properties"]["webhook_url"]["format"], "uri", "{form}");
+    let result = &o["paths"]["/api/v1/jobs/{job_id}/result"]["get"]["responses"]["200"];
+    assert!(
+        result["content"]["application/json"].is_object(),
+        "{result}"
+    );
     assert!(o["paths"]["/api/v1/jobs"]["post"]["responses"]["400"].is_object());
     assert!(
         o["paths"]["/metrics"]["get"].is_object(),
