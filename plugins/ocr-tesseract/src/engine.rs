@@ -117,7 +117,8 @@ pub fn recognize(key: &EngineKey, page: &GrayPage<'_>) -> Result<Recognized, Str
             if let Some(o) =
                 found.filter(|o| o.degrees % 360 != 0 && o.confidence >= MIN_OSD_CONFIDENCE)
             {
-                let (pixels, width, height) = turn(page, o.degrees);
+                // OSD gives the text's angle counter-clockwise; the page turns back clockwise.
+                let (pixels, width, height) = turn(page, 360 - o.degrees.rem_euclid(360));
                 let turned = GrayPage {
                     pixels: &pixels,
                     width,
@@ -181,8 +182,7 @@ pub fn looks_upright(r: &Recognized) -> bool {
     common * 10 >= words.len()
 }
 
-/// The page turned clockwise by `degrees` (a multiple of 90; Tesseract's OSD reports the
-/// clockwise turn that makes the text upright).
+/// The page turned clockwise by `degrees` (a multiple of 90).
 fn turn(page: &GrayPage<'_>, degrees: i32) -> (Vec<u8>, u32, u32) {
     let (w, h) = (page.width as usize, page.height as usize);
     let src = page.pixels;
