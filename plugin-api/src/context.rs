@@ -166,6 +166,14 @@ impl<'a> Context<'a> {
         self.ocr.as_ref().map(|o| o.provider_id)
     }
 
+    /// Whether the job's OCR provider turns sideways and upside-down pages upright itself
+    /// (see [`crate::OcrProvider::reads_any_orientation`]); false when OCR is off.
+    pub fn ocr_reads_any_orientation(&self) -> bool {
+        self.ocr
+            .as_ref()
+            .is_some_and(|o| o.provider.reads_any_orientation())
+    }
+
     /// Reads the text in an image with the job's OCR provider. `None` when OCR is off.
     pub fn ocr(&mut self, image: &OcrImage<'_>) -> Option<Result<OcrOutput>> {
         let request = self.ocr.as_ref()?;

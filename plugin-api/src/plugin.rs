@@ -56,6 +56,13 @@ pub struct OcrOutput {
 /// not thread-safe keeps one instance per thread or a pool inside.
 pub trait OcrProvider: Send + Sync {
     fn recognize(&self, image: &OcrImage<'_>) -> Result<OcrOutput>;
+
+    /// Whether the provider finds a page's orientation itself and reads pages turned by
+    /// 90/180/270 degrees upright. Callers then send each image once instead of trying other
+    /// turns when the text looks wrong.
+    fn reads_any_orientation(&self) -> bool {
+        false
+    }
 }
 
 /// Whether a provider can serve requests now, and why not.

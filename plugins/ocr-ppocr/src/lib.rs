@@ -92,4 +92,10 @@ impl OcrProvider for PpOcr {
     fn recognize(&self, image: &OcrImage<'_>) -> Result<OcrOutput> {
         pipeline::read_image(&self.models, &self.params, image.data)
     }
+
+    /// Sideways pages are found by their box shapes and turned, upside-down ones by the
+    /// direction classifier's page vote (see `pipeline.rs`).
+    fn reads_any_orientation(&self) -> bool {
+        true
+    }
 }

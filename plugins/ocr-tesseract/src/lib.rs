@@ -1,13 +1,16 @@
 //! provider_one: Tesseract OCR through the system libtesseract (Debian packages).
 //!
-//! Binding: the `tesseract` crate (0.15), bindgen FFI against the installed headers, which
-//! builds offline. (`tesseract-rs` downloads Tesseract sources in its default build and fails
-//! without network; its `use-system-tesseract` mode has hand-written FFI with known signature bugs.) See [`engine`] for the thread model and the OpenMP set-up.
+//! Binding: libtesseract's C API loaded with `dlopen` on first use (see [`capi`]): linking it
+//! made every `quire` process map ~57 shared libraries at start-up, OCR or not. (Before
+//! 2026-11-25 the `tesseract` crate linked it through bindgen; `tesseract-rs` downloads
+//! Tesseract sources in its default build and fails without network.) See [`engine`] for the
+//! thread model, the OpenMP set-up and how a page's orientation is decided.
 //!
 //! Input images are decoded here with the `image` crate under a pixel cap, turned upright by
 //! their EXIF orientation, flattened onto white (text drawn on a transparent background would
 //! otherwise vanish into black) and handed to Tesseract as 8-bit gray pixels.
 
+mod capi;
 mod engine;
 mod lang;
 
@@ -29,17 +32,22 @@ pub const DESCRIPTOR: OcrProviderDescriptor = OcrProviderDescriptor {
 
 register_ocr_provider!(DESCRIPTOR);
 
-/// Ready when the language data for every configured language is installed. The library
-/// itself is linked at build time, so a running binary has it loaded; its version is reported.
+/// Ready when libtesseract loads (it is loaded here on the first readiness check, not at
+/// process start) and the language data for every configured language is installed; the
+/// library's version is reported.
 fn readiness(config: &PluginConfig) -> Readiness {
-    match resolve(config) {
-        Ok(key) => Readiness::ready(format!(
+    let key = match resolve(config) {
+        Ok(key) => key,
+        Err(e) => return Readiness::not_ready(e.message().to_owned()),
+    };
+    match capi::api() {
+        Ok(api) => Readiness::ready(format!(
             "Tesseract {} with {} from {}",
-            tesseract::plumbing::version().to_string_lossy(),
+            api.version(),
             key.languages,
             key.datapath.display()
         )),
-        Err(e) => Readiness::not_ready(e.message().to_owned()),
+        Err(reason) => Readiness::not_ready(reason),
     }
 }
 
@@ -71,8 +79,12 @@ pub struct TesseractProvider {
 }
 
 impl TesseractProvider {
-    /// A provider for a configuration; fails when the language data is missing.
+    /// A provider for a configuration; fails when the language data or the library is
+    /// missing.
     pub fn new(config: &PluginConfig) -> Result<Self> {
+        capi::api().map_err(|reason| {
+            Error::internal("Tesseract is not installed on this server.").with_detail(reason)
+        })?;
         Ok(TesseractProvider {
             key: resolve(config)?,
             max_pixels: Limits::default().max_image_pixels,
@@ -96,6 +108,12 @@ impl OcrProvider for TesseractProvider {
             text: tidy(&out.text),
             confidence: (out.confidence >= 0).then(|| out.confidence.min(100) as f32 / 100.0),
         })
+    }
+
+    /// Pages that do not read as upright text go through orientation detection and are read
+    /// again turned upright (when `osd.traineddata` is installed; see `engine.rs`).
+    fn reads_any_orientation(&self) -> bool {
+        self.key.osd
     }
 }
 

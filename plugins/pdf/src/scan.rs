@@ -21,9 +21,11 @@ pub fn is_scanned(visible_chars: usize, image_coverage: f32, has_graphics: bool)
 
 /// Renders a page and reads it with the job's OCR provider. `Ok(None)` when OCR is off.
 ///
-/// A scan may be stored upside down or sideways; when the text read does not look like
-/// language (low confidence, or none of the commonest short words), the page is read again
-/// turned by 180, 90 and 270 degrees and the best reading wins.
+/// A scan may be stored upside down or sideways. A provider that finds the orientation
+/// itself (provider_one by orientation detection, provider_two by box shapes and its
+/// direction classifier) reads each page once. With any other provider, when the text read
+/// does not look like language (low confidence, or none of the commonest short words), the
+/// page is read again turned by 180, 90 and 270 degrees and the best reading wins.
 pub fn ocr_page(
     page: &PdfPage<'_>,
     ctx: &mut Context<'_>,
@@ -31,6 +33,7 @@ pub fn ocr_page(
     if !ctx.ocr_enabled() {
         return Ok(None);
     }
+    let once = ctx.ocr_reads_any_orientation();
     let mut best: Option<(f32, String)> = None;
     for rotation in [
         PdfPageRenderRotation::None,
@@ -45,7 +48,7 @@ pub fn ocr_page(
         if best.as_ref().is_none_or(|(s, _)| score > *s) {
             best = Some((score, out.text));
         }
-        if best.as_ref().is_some_and(|(s, _)| *s >= 0.5) {
+        if once || best.as_ref().is_some_and(|(s, _)| *s >= 0.5) {
             break;
         }
     }
