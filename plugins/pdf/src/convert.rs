@@ -220,8 +220,15 @@ fn read_page(
     let (_, mut height) = transform.display_size();
     // Links first: flattening below takes the page's annotations away.
     let mut links = links(page, &transform);
-    flatten_form_fields(page, number, ctx);
-    let page: &PdfPage<'_> = page;
+    // PDFium rewrites a flattened page's content but its loaded objects still point at the
+    // old one (iterating them crashed PDFium on IRS forms from pdf.js's and pdfminer's test
+    // files): the page is loaded again and read from the new load.
+    let reloaded = if flatten_form_fields(page, number, ctx) {
+        document.pages().get(number as i32 - 1).ok()
+    } else {
+        None
+    };
+    let page: &PdfPage<'_> = reloaded.as_ref().unwrap_or(page);
     let mut check = MapCheck::default();
     let mut glyphs = match page.text() {
         Ok(text) => glyphs::page_glyphs(&text, page, &transform, &mut check),
@@ -331,18 +338,24 @@ fn read_page(
 /// streams that are not page content, so PDFium's text page leaves them out; a filled form
 /// would lose every answer. Pages with form widgets are flattened first (in memory only):
 /// the fields' appearances become page content and are read like the rest of the page.
-fn flatten_form_fields(page: &mut PdfPage<'_>, number: u32, ctx: &mut Context<'_>) {
+/// True when the page had fields and was flattened.
+fn flatten_form_fields(page: &mut PdfPage<'_>, number: u32, ctx: &mut Context<'_>) -> bool {
     let has_fields = page.annotations().iter().any(|a| {
         matches!(
             a.annotation_type(),
             PdfPageAnnotationType::Widget | PdfPageAnnotationType::XfaWidget
         )
     });
-    if has_fields && page.flatten().is_err() {
+    if !has_fields {
+        return false;
+    }
+    if page.flatten().is_err() {
         ctx.warn(format!(
             "The form fields on page {number} could not be read; their values are missing."
         ));
+        return false;
     }
+    true
 }
 
 /// Picture bullets: a small image just left of the start of a text run, on its line, becomes
