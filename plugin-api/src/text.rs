@@ -242,6 +242,30 @@ pub fn wide_encoding(bytes: &[u8]) -> Option<Wide> {
         })
 }
 
+/// Words of a text and how many of them are among the most common short words of English,
+/// French, German, Spanish and Italian: OCR output read the right way up has about one in
+/// ten or more, the same page read upside down or sideways next to none.
+pub fn common_words(text: &str) -> (usize, usize) {
+    const COMMON: &[&str] = &[
+        "the", "and", "of", "to", "a", "in", "is", "for", "on", "with", "that", "an", "as", "by",
+        "this", "be", "are", "from", "or", "it", "at", "de", "la", "le", "et", "der", "die", "und",
+        "el", "en", "y", "di", "il",
+    ];
+    let mut words = 0;
+    let mut common = 0;
+    for w in text.split_whitespace() {
+        let w = w
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        if w.is_empty() {
+            continue;
+        }
+        words += 1;
+        common += usize::from(COMMON.contains(&w.as_str()));
+    }
+    (words, common)
+}
+
 /// Words in a text: maximal runs of characters that are not whitespace and contain at least
 /// one letter or digit. CJK ideographs count one word each, as word processors count them.
 pub fn word_count(text: &str) -> usize {

@@ -157,29 +157,12 @@ pub fn looks_upright(r: &Recognized) -> bool {
     if r.confidence >= UPRIGHT_CONFIDENCE {
         return true;
     }
-    const COMMON: &[&str] = &[
-        "the", "and", "of", "to", "a", "in", "is", "for", "on", "with", "that", "an", "as", "by",
-        "this", "be", "are", "from", "or", "it", "at", "de", "la", "le", "et", "der", "die", "und",
-        "el", "en", "y", "di", "il",
-    ];
-    let words: Vec<String> = r
-        .text
-        .split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric())
-                .to_lowercase()
-        })
-        .filter(|w| !w.is_empty())
-        .collect();
-    if words.len() < 8 {
+    let (words, common) = quire_plugin_api::text::common_words(&r.text);
+    if words < 8 {
         // Too little text to judge by words: only a fair confidence counts.
-        return r.confidence >= UPRIGHT_CONFIDENCE / 2 && !words.is_empty();
+        return r.confidence >= UPRIGHT_CONFIDENCE / 2 && words > 0;
     }
-    let common = words
-        .iter()
-        .filter(|w| COMMON.contains(&w.as_str()))
-        .count();
-    common * 10 >= words.len()
+    common * 10 >= words
 }
 
 /// The page turned clockwise by `degrees` (a multiple of 90).

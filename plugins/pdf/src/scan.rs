@@ -110,28 +110,12 @@ fn ocr_rendered(
 /// when it gives one, else the share of very common short words (scaled), which is near
 /// zero for a page read upside down.
 pub fn plausibility(text: &str, confidence: Option<f32>) -> f32 {
-    const COMMON: &[&str] = &[
-        "the", "and", "of", "to", "a", "in", "is", "for", "on", "with", "that", "an", "as", "by",
-        "this", "be", "are", "from", "or", "it", "at", "de", "la", "le", "et", "der", "die", "und",
-        "el", "en", "y", "di", "il",
-    ];
-    let words: Vec<String> = text
-        .split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric())
-                .to_lowercase()
-        })
-        .filter(|w| !w.is_empty())
-        .collect();
-    if words.len() < 4 {
+    let (words, common) = quire_plugin_api::text::common_words(text);
+    if words < 4 {
         // Too little to judge: accept what confidence says, or a neutral score.
         return confidence.unwrap_or(0.5);
     }
-    let common = words
-        .iter()
-        .filter(|w| COMMON.contains(&w.as_str()))
-        .count();
-    let by_words = (common as f32 / words.len() as f32 * 5.0).min(1.0);
+    let by_words = (common as f32 / words as f32 * 5.0).min(1.0);
     match confidence {
         Some(c) => c.min(by_words.max(0.2)),
         None => by_words,

@@ -57,6 +57,32 @@ fn headings(doc: &Document) -> Vec<(u8, String)> {
         .collect()
 }
 
+/// Converts a page of columns (each a list of lines, 180 pt apart) and checks it is no table
+/// and that each `(end, start)` pair reads in order: one column's last line before the next
+/// column's first.
+fn assert_columns_read_in_order(columns: &[Vec<String>], order: &[(&str, &str)]) {
+    let mut page = Page::default();
+    for (k, lines) in columns.iter().enumerate() {
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        page.texts
+            .extend(body(&lines, 54.0 + k as f32 * 180.0, 700.0, 9.0));
+    }
+    let doc = convert(&pdf(&[page], None));
+    let blocks = &doc.parts[0].blocks;
+    assert!(
+        !blocks.iter().any(|b| matches!(b, Block::Table(_))),
+        "{blocks:#?}"
+    );
+    let text = document_text(&doc);
+    let at = |s: &str| {
+        text.find(s)
+            .unwrap_or_else(|| panic!("{s} missing:\n{text}"))
+    };
+    for (end, start) in order {
+        assert!(at(end) < at(start), "columns interleaved:\n{text}");
+    }
+}
+
 #[test]
 fn two_columns_are_read_one_after_the_other() {
     let left = [
@@ -102,28 +128,16 @@ fn three_columns_on_one_line_pitch_are_read_one_after_the_other() {
             .map(|i| format!("{name} column line {i} of its prose"))
             .collect()
     };
-    let mut page = Page::default();
-    for (k, name) in ["First", "Second", "Third"].iter().enumerate() {
-        let lines = column(name);
-        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-        page.texts
-            .extend(body(&lines, 54.0 + k as f32 * 180.0, 700.0, 9.0));
-    }
-    let doc = convert(&pdf(&[page], None));
-    let blocks = &doc.parts[0].blocks;
-    assert!(
-        !blocks.iter().any(|b| matches!(b, Block::Table(_))),
-        "{blocks:#?}"
-    );
-    let text = document_text(&doc);
-    let at = |s: &str| {
-        text.find(s)
-            .unwrap_or_else(|| panic!("{s} missing:\n{text}"))
-    };
-    assert!(
-        at("First column line 6") < at("Second column line 1")
-            && at("Second column line 6") < at("Third column line 1"),
-        "columns interleaved:\n{text}"
+    let columns: Vec<Vec<String>> = ["First", "Second", "Third"]
+        .iter()
+        .map(|n| column(n))
+        .collect();
+    assert_columns_read_in_order(
+        &columns,
+        &[
+            ("First column line 6", "Second column line 1"),
+            ("Second column line 6", "Third column line 1"),
+        ],
     );
 }
 
@@ -150,26 +164,12 @@ fn a_narrow_column_of_list_items_between_prose_columns_is_a_column() {
     .into_iter()
     .map(String::from)
     .collect();
-    let mut page = Page::default();
-    for (k, lines) in [prose("First"), items, prose("Third")].iter().enumerate() {
-        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-        page.texts
-            .extend(body(&lines, 54.0 + k as f32 * 180.0, 700.0, 9.0));
-    }
-    let doc = convert(&pdf(&[page], None));
-    let blocks = &doc.parts[0].blocks;
-    assert!(
-        !blocks.iter().any(|b| matches!(b, Block::Table(_))),
-        "{blocks:#?}"
-    );
-    let text = document_text(&doc);
-    let at = |s: &str| {
-        text.find(s)
-            .unwrap_or_else(|| panic!("{s} missing:\n{text}"))
-    };
-    assert!(
-        at("First column line 8") < at("Mixed lane") && at("meadow") < at("Third column line 1"),
-        "columns interleaved:\n{text}"
+    assert_columns_read_in_order(
+        &[prose("First"), items, prose("Third")],
+        &[
+            ("First column line 8", "Mixed lane"),
+            ("meadow", "Third column line 1"),
+        ],
     );
 }
 
