@@ -296,7 +296,7 @@ fn evenly_spread(line: &Line) -> bool {
 
 /// A list marker: a bullet glyph, or a number or letter with or without its delimiter
 /// ("3", "3.", "(c)", "iv)").
-fn is_marker(s: &str) -> bool {
+pub(crate) fn is_marker(s: &str) -> bool {
     let body = s.trim_end_matches(['.', ')']).trim_start_matches('(');
     s.chars().count() == 1 && !s.chars().all(char::is_alphanumeric)
         || (!body.is_empty()

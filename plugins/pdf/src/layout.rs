@@ -257,16 +257,10 @@ impl SideStats {
     }
 }
 
-/// A list marker: a bullet glyph, or a number or letter with its delimiter ("3.", "(c)", "iv)").
+/// A list marker that starts an item on its own line: what a table's marker column may hold
+/// ([`crate::aligned::is_marker`]) except a bare number, which is a cell as often as a label.
 fn is_marker(s: &str) -> bool {
-    let body = s.trim_end_matches(['.', ')']).trim_start_matches('(');
-    let bullet = s.chars().count() == 1 && !s.chars().all(char::is_alphanumeric);
-    bullet
-        || (body != s
-            && !body.is_empty()
-            && body.len() <= 3
-            && (body.chars().all(|c| c.is_ascii_digit())
-                || body.chars().all(|c| c.is_ascii_lowercase())))
+    crate::aligned::is_marker(s) && !s.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Lines of prose: long, or (in a narrow column) of several words, where table cells hold
