@@ -1,5 +1,6 @@
 //! The plain text of a converted document, for tests, evaluation and word counts: blocks
-//! separated by blank lines, table cells by a tab, list items on their own lines.
+//! separated by blank lines, table cells by a tab, list items on their own lines (an ordered
+//! item after its number, as the page shows it).
 
 use quire_plugin_api::{Block, Document, Inline, Part};
 
@@ -32,7 +33,11 @@ fn blocks_text(blocks: &[Block], out: &mut String) {
                 inlines_text(content, out);
             }
             Block::List(list) => {
-                for item in &list.items {
+                for (i, item) in list.items.iter().enumerate() {
+                    // An ordered item's number is text of the page (bullets are not).
+                    if list.ordered {
+                        out.push_str(&format!("{}. ", list.start + i as u64));
+                    }
                     blocks_text(&item.blocks, out);
                 }
             }

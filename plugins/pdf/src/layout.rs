@@ -2,8 +2,9 @@
 //!
 //! At each level we look for a vertical white gap that runs through the whole region and
 //! separates two *columns* of text; if there is one we read the left side before the right.
-//! Otherwise we cut at the widest horizontal white gap and read top before bottom, which is
-//! what exposes the gutter under a full-width title. A vertical gap is accepted as a gutter
+//! Otherwise we cut horizontally and read top before bottom: just above a block that spans
+//! the gutter of the columns around it (a full-width table between CSS columns), else at the
+//! widest white gap, which is what exposes the gutter under a full-width title. A vertical gap is accepted as a gutter
 //! only when the two sides do not look like the columns of a table (lines on the same
 //! baselines with short cells), so tables and label/value forms are read row by row.
 //!
@@ -165,16 +166,21 @@ fn cut(
         path.pop();
         return;
     }
-    // Horizontal: the widest gap.
-    let hgaps = gaps(items.iter().map(|i| {
+    // Horizontal: where the column structure changes (just above a block that spans the
+    // gutter of the columns around it), else the widest gap.
+    let hgaps: Vec<(f32, f32)> = gaps(items.iter().map(|i| {
         let r = i.rect();
         (r.y0, r.y1)
-    }));
-    let Some(&(a, b)) = hgaps
-        .iter()
-        .filter(|(a, b)| b - a > 0.05 * size)
-        .max_by(|x, y| (x.1 - x.0).total_cmp(&(y.1 - y.0)))
-    else {
+    }))
+    .into_iter()
+    .filter(|(a, b)| b - a > 0.05 * size)
+    .collect();
+    let Some((a, b)) = structure_change(&items, &hgaps, size).or_else(|| {
+        hgaps
+            .iter()
+            .copied()
+            .max_by(|x, y| (x.1 - x.0).total_cmp(&(y.1 - y.0)))
+    }) else {
         out.push((path.clone(), items));
         return;
     };
@@ -188,6 +194,64 @@ fn cut(
     }
     cut(top, size, path, next_id, out, depth + 1);
     cut(bottom, size, path, next_id, out, depth + 1);
+}
+
+/// A region with no gutter through its whole height may still be columns of text above or
+/// below a block that spans them (a full-width table or heading between three CSS columns).
+/// The gutter is looked for among the region's narrow items (under 45 % of its width); when
+/// one separates columns of text, the items crossing it are the spanning blocks, and the
+/// region is cut at the horizontal gap just above the first of them, so that each part has
+/// one column structure. The widest horizontal gap can instead fall between two lines of
+/// the columns and leave the block with either half.
+fn structure_change(items: &[Item], hgaps: &[(f32, f32)], size: f32) -> Option<(f32, f32)> {
+    if hgaps.is_empty() {
+        return None;
+    }
+    let x0 = items
+        .iter()
+        .map(|i| i.rect().x0)
+        .fold(f32::INFINITY, f32::min);
+    let x1 = items
+        .iter()
+        .map(|i| i.rect().x1)
+        .fold(f32::NEG_INFINITY, f32::max);
+    let narrow_width = 0.45 * (x1 - x0);
+    let (narrow, wide): (Vec<&Item>, Vec<&Item>) =
+        items.iter().partition(|i| i.rect().width() < narrow_width);
+    if wide.is_empty() || narrow.len() < 6 {
+        return None;
+    }
+    let mut vgaps = gaps(narrow.iter().map(|i| {
+        let r = i.rect();
+        (r.x0, r.x1)
+    }));
+    vgaps.retain(|(a, b)| b - a >= size.max(4.0));
+    vgaps.sort_by(|a, b| (b.1 - b.0).total_cmp(&(a.1 - a.0)));
+    for (a, b) in vgaps {
+        let mid = (a + b) / 2.0;
+        let (left, right): (Vec<&Item>, Vec<&Item>) =
+            narrow.iter().copied().partition(|i| i.rect().x1 <= mid);
+        if left.is_empty() || right.is_empty() || !is_gutter(&left, &right, size) {
+            continue;
+        }
+        let Some(first) = wide
+            .iter()
+            .filter(|i| i.rect().x0 < a && i.rect().x1 > b)
+            .map(|i| i.rect())
+            .min_by(|p, q| p.y0.total_cmp(&q.y0))
+        else {
+            continue;
+        };
+        // The gap just above the first spanning block. A block at the top (a title over the
+        // columns) is left to the widest gap, usually the one under it: its last line can be
+        // short enough to count as narrow.
+        return hgaps
+            .iter()
+            .copied()
+            .filter(|g| g.1 <= first.y0 + 0.05 * size)
+            .max_by(|p, q| p.1.total_cmp(&q.1));
+    }
+    None
 }
 
 /// White gaps in the projection of some intervals.
@@ -213,15 +277,23 @@ struct SideStats {
     chars: f32,
     words: f32,
     items: usize,
+    /// Lines whose first word starts with a lower-case letter: a line that carries on a
+    /// sentence from the line above.
+    lower: usize,
 }
 
 impl SideStats {
     fn of(side: &[&Item], size: f32) -> SideStats {
-        // (baseline, chars, words, words that are not markers, left edge, starts with a marker)
-        let mut lines: Vec<(f32, usize, usize, usize, f32, bool)> = Vec::new();
+        // (baseline, chars, words, words that are not markers, left edge, starts with a marker,
+        // starts lower-case)
+        let mut lines: Vec<(f32, usize, usize, usize, f32, bool, bool)> = Vec::new();
         for &i in side {
             if let Item::Run(r) = i {
                 let marker = r.words.first().is_some_and(|w| is_marker(&w.text));
+                let lower = r
+                    .words
+                    .first()
+                    .is_some_and(|w| w.text.starts_with(char::is_lowercase));
                 let text = r.words.iter().filter(|w| !is_marker(&w.text)).count();
                 match lines
                     .iter_mut()
@@ -234,11 +306,18 @@ impl SideStats {
                         if r.rect.x0 < line.4 {
                             line.4 = r.rect.x0;
                             line.5 = marker;
+                            line.6 = lower;
                         }
                     }
-                    None => {
-                        lines.push((r.baseline, r.chars, r.words.len(), text, r.rect.x0, marker))
-                    }
+                    None => lines.push((
+                        r.baseline,
+                        r.chars,
+                        r.words.len(),
+                        text,
+                        r.rect.x0,
+                        marker,
+                        lower,
+                    )),
                 }
             }
         }
@@ -246,14 +325,20 @@ impl SideStats {
             chars: median(lines.iter().map(|l| l.1 as f32)),
             words: median(lines.iter().map(|l| l.2 as f32)),
             items: lines.iter().filter(|l| l.5 && l.3 >= 1).count(),
+            lower: lines.iter().filter(|l| l.6).count(),
             baselines: lines.into_iter().map(|l| l.0).collect(),
         }
     }
 
-    /// Text rather than table cells: lines of prose, or a column of list items (a third of
-    /// its lines start an item; their wrapped lines are short in a narrow column).
+    /// Text rather than table cells: lines of prose, a column of list items (a third of
+    /// its lines start an item; their wrapped lines are short in a narrow column), or lines
+    /// of a few words that mostly carry on a sentence from the line above (start lower-case):
+    /// a narrow column of prose, justified or not, where a table's cells start afresh.
     fn is_text(&self) -> bool {
-        prose_lines(self.chars, self.words) || self.items * 3 >= self.baselines.len().max(1)
+        let n = self.baselines.len().max(1);
+        prose_lines(self.chars, self.words)
+            || self.items * 3 >= n
+            || (self.lower * 5 >= n * 2 && self.words >= 2.5 && self.chars >= 12.0)
     }
 }
 
@@ -331,10 +416,10 @@ fn is_gutter(left: &[&Item], right: &[&Item], size: f32) -> bool {
     // columns of prose (three to a page) have lines of few characters but still of several
     // words, where table cells hold one to three.
     let words_per_line = l_words.min(r_words);
-    // Prose on both sides, or a column of list items beside text (a narrow column of nested
-    // lists has short lines).
-    let prose = prose_lines(l_per_line.min(r_per_line), words_per_line)
-        || l.is_text() && r.is_text() && (l.items > 0 || r.items > 0);
+    // Prose on both sides, or text on both sides by [`SideStats::is_text`] (a narrow column
+    // of nested lists or of three-word lines of prose has short lines).
+    let prose =
+        prose_lines(l_per_line.min(r_per_line), words_per_line) || l.is_text() && r.is_text();
     // Two lines a side are enough when both read as sentences (a caption beside the end of a
     // paragraph); a table row's cells are rarely that long.
     lb.len().min(rb.len()) >= 3 && prose

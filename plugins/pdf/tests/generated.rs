@@ -174,6 +174,95 @@ fn a_narrow_column_of_list_items_between_prose_columns_is_a_column() {
 }
 
 #[test]
+fn narrow_columns_of_three_word_lines_are_columns() {
+    // Three narrow columns of prose (a browser's CSS columns, justified or not) wrap after
+    // three words, so their lines are as short as table cells; most of them carry on a
+    // sentence and start lower-case, where a table's cells start afresh.
+    let column = |name: &str| -> Vec<String> {
+        let mut lines: Vec<String> = (1..=8).map(|i| format!("{name}{i} runs onward")).collect();
+        lines[0] = format!("Then {name}1 runs");
+        lines[4] = format!("Again {name}5 runs");
+        lines
+    };
+    let columns: Vec<Vec<String>> = ["first", "second", "third"]
+        .iter()
+        .map(|n| column(n))
+        .collect();
+    assert_columns_read_in_order(
+        &columns,
+        &[("first8", "Then second1"), ("second8", "Then third1")],
+    );
+}
+
+#[test]
+fn columns_above_and_below_a_full_width_line_are_read_column_by_column() {
+    // Three columns of prose, a line that spans all of them set on their line pitch (a
+    // full-width table row or heading between CSS columns), more space under it, then three
+    // more columns. No gutter runs through the page; a paragraph break shared by the upper
+    // columns is the widest gap, and cutting there first leaves the lines between it and the
+    // spanning line with no gap but line spacing, read row by row across the columns. The
+    // cut belongs just above the spanning line, where the column structure changes.
+    let size = 9.0;
+    let pitch = size * 1.25;
+    let mut page = Page::default();
+    let mut y = 700.0;
+    for i in 1..=8 {
+        if i == 5 {
+            y -= 0.6 * pitch;
+        }
+        for (k, name) in ["Upper first", "Upper second", "Upper third"]
+            .iter()
+            .enumerate()
+        {
+            page.texts.push(text(
+                54.0 + k as f32 * 180.0,
+                y,
+                size,
+                &format!("{name} column line {i} of prose"),
+            ));
+        }
+        y -= pitch;
+    }
+    page.texts.push(text(
+        54.0,
+        y,
+        size,
+        "A spanning line of text that runs across the whole width of the page and all three of its columns",
+    ));
+    y -= 1.4 * pitch;
+    for i in 1..=6 {
+        for (k, name) in ["Lower first", "Lower second", "Lower third"]
+            .iter()
+            .enumerate()
+        {
+            page.texts.push(text(
+                54.0 + k as f32 * 180.0,
+                y,
+                size,
+                &format!("{name} column line {i} of prose"),
+            ));
+        }
+        y -= pitch;
+    }
+    let doc = convert(&pdf(&[page], None));
+    let text = document_text(&doc);
+    let at = |s: &str| {
+        text.find(s)
+            .unwrap_or_else(|| panic!("{s} missing:\n{text}"))
+    };
+    for (end, start) in [
+        ("Upper first column line 8", "Upper second column line 1"),
+        ("Upper second column line 8", "Upper third column line 1"),
+        ("Upper third column line 8", "A spanning line"),
+        ("A spanning line", "Lower first column line 1"),
+        ("Lower first column line 6", "Lower second column line 1"),
+        ("Lower second column line 6", "Lower third column line 1"),
+    ] {
+        assert!(at(end) < at(start), "{end} / {start}:\n{text}");
+    }
+}
+
+#[test]
 fn a_run_in_numbered_heading_is_a_heading() {
     // "**5.1 Hyper Parameter Optimization** We have chosen ...": the section title set in bold
     // at the start of its first paragraph's line, as LNCS papers set their subsections.
