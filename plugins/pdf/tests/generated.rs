@@ -823,6 +823,40 @@ fn text_with_list_numbers(doc: &Document) -> String {
 }
 
 #[test]
+fn the_plain_text_keeps_the_numbers_of_ordered_items() {
+    // The numbers of an ordered list are text of the page: the document's plain text (word
+    // counts, the corpus's expectation records) keeps them, where bullets are dropped.
+    let mut page = Page::default();
+    page.texts.extend(body(
+        &[
+            "1. The first of these cases is set out here",
+            "2. The second of these cases follows it",
+            "3. The third of these cases ends the list",
+        ],
+        72.0,
+        700.0,
+        11.0,
+    ));
+    let doc = convert(&pdf(&[page], None));
+    assert!(
+        doc.parts[0]
+            .blocks
+            .iter()
+            .any(|b| matches!(b, Block::List(l) if l.ordered)),
+        "{:#?}",
+        doc.parts[0].blocks
+    );
+    let text = document_text(&doc);
+    for item in [
+        "1. The first of these cases",
+        "2. The second",
+        "3. The third",
+    ] {
+        assert!(text.contains(item), "{item} missing:\n{text}");
+    }
+}
+
+#[test]
 fn list_recognition_never_rewrites_the_text() {
     let mut page = Page::default();
     page.texts.extend(body(
