@@ -6,6 +6,7 @@
 //! `max_sheet_cells`, and collects the number format of every numeric cell whose style is not
 //! General, so cells can be shown as Excel shows them ("$1,599.99", "2.50%", "17-May-07").
 
+use crate::comments::{self, Comment};
 use crate::numfmt::{self, NumFmt};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
@@ -21,6 +22,8 @@ pub struct SheetFormats {
     pub cells: HashMap<(u32, u32), usize>,
     /// The charts drawn on the sheet (or the chart sheet's chart), with their cached data.
     pub charts: Vec<Chart>,
+    /// Cell comments (legacy notes and threaded comments), in reading order of their cells.
+    pub comments: Vec<Comment>,
 }
 
 /// What the pre-pass learnt about the workbook.
@@ -110,6 +113,7 @@ pub fn prepass(bytes: &[u8], limits: &Limits) -> Result<Prepass> {
         let target = r.target.clone();
         zip.read(&target)?;
     }
+    let persons = comments::persons(&mut zip, &workbook);
     for (name, id) in sheets {
         let Some(rel) = rels.get(&id) else { continue };
         let target = rel.target.clone();
@@ -119,7 +123,15 @@ pub fn prepass(bytes: &[u8], limits: &Limits) -> Result<Prepass> {
         let cells = scan_sheet(&xml, &xf_formats, limits, &name)?;
         drop(xml);
         let charts = sheet_charts(&mut zip, &target);
-        out.sheets.insert(name, SheetFormats { cells, charts });
+        let comments = comments::read(&mut zip, &target, &persons);
+        out.sheets.insert(
+            name,
+            SheetFormats {
+                cells,
+                charts,
+                comments,
+            },
+        );
     }
     Ok(out)
 }
