@@ -10,7 +10,7 @@
 use crate::xlsx::cell_ref;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
-use quire_ooxml::{relationships, SafeZip};
+use quire_ooxml::{Relationship, SafeZip};
 use quire_plugin_api::{Block, Inline, Style};
 use std::collections::HashMap;
 
@@ -25,12 +25,13 @@ pub struct Comment {
     pub reply: bool,
 }
 
-/// Display names of the workbook's persons (threaded comment authors), by id.
-pub fn persons(zip: &mut SafeZip<'_>, workbook: &str) -> HashMap<String, String> {
+/// Display names of the workbook's persons (threaded comment authors), by id; `rels` are
+/// the workbook part's relationships.
+pub fn persons(
+    zip: &mut SafeZip<'_>,
+    rels: &HashMap<String, Relationship>,
+) -> HashMap<String, String> {
     let mut out = HashMap::new();
-    let Ok(rels) = relationships(zip, workbook) else {
-        return out;
-    };
     for rel in rels.values().filter(|r| r.kind == "person" && !r.external) {
         let Ok(Some(xml)) = zip.read(&rel.target) else {
             continue;
@@ -53,13 +54,17 @@ pub fn persons(zip: &mut SafeZip<'_>, workbook: &str) -> HashMap<String, String>
     out
 }
 
-/// The comments of the sheet part `sheet`, in the order of their cells (row by row).
-/// Damaged or missing parts give no comments rather than an error.
-pub fn read(zip: &mut SafeZip<'_>, sheet: &str, persons: &HashMap<String, String>) -> Vec<Comment> {
-    let Ok(rels) = relationships(zip, sheet) else {
-        return Vec::new();
-    };
-    let mut parts: Vec<_> = rels.into_values().filter(|r| !r.external).collect();
+/// The comments of a sheet whose relationships are `rels`, in the order of their cells
+/// (row by row). Damaged or missing parts give no comments rather than an error.
+pub fn read(
+    zip: &mut SafeZip<'_>,
+    rels: &HashMap<String, Relationship>,
+    persons: &HashMap<String, String>,
+) -> Vec<Comment> {
+    let mut parts: Vec<_> = rels
+        .values()
+        .filter(|r| !r.external && matches!(r.kind.as_str(), "comments" | "threadedComment"))
+        .collect();
     parts.sort_by(|a, b| a.id.cmp(&b.id));
     let mut threaded = Vec::new();
     let mut legacy = Vec::new();
