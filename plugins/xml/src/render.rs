@@ -117,6 +117,14 @@ impl<'c> Renderer<'c> {
         }
         if el.data {
             if self.document {
+                if same_named_children(el) {
+                    // a set of records (`<classifications>` of `<classification>`s): a
+                    // paragraph each, not one line of every record's values
+                    for c in el.elements() {
+                        self.element(c, level)?;
+                    }
+                    return Ok(());
+                }
                 let mut words = Vec::new();
                 leaf_texts(el, &mut words);
                 if !words.is_empty() {
@@ -434,9 +442,7 @@ fn data_item_named(el: &Element<'_>, labelled: bool) -> ListItem {
             checked: None,
         };
     }
-    let mut names = el.elements().map(|c| &c.name);
-    let first = names.next();
-    let same = first.is_some() && el.elements().nth(1).is_some() && names.all(|n| Some(n) == first);
+    let same = same_named_children(el);
     let items: Vec<ListItem> = el.elements().map(|c| data_item_named(c, !same)).collect();
     // A container's own attributes are content too (OPML keeps each outline's text in
     // `text=`, with the nested outlines as children); identifiers and namespaces are not.
@@ -477,6 +483,13 @@ fn only_leaf<'e, 'a>(el: &'e Element<'a>) -> Option<(&'e Element<'a>, &'e Elemen
         }
         cur = child;
     }
+}
+
+/// Two or more element children, all of one name.
+fn same_named_children(el: &Element<'_>) -> bool {
+    let mut names = el.elements().map(|c| &c.name);
+    let first = names.next();
+    first.is_some() && el.elements().nth(1).is_some() && names.all(|n| Some(n) == first)
 }
 
 fn has_shown_attrs(el: &Element<'_>) -> bool {

@@ -248,7 +248,8 @@ fn document_xml_reads_as_text_not_as_named_values() {
     // markup here) add nothing.
     let b = blocks(
         "<article><info><title>On Fruit</title><author><firstname>John</firstname>\
-         <surname>MacFarlane</surname></author></info>\
+         <surname>MacFarlane</surname></author><codes><code><k>A</k><d><y>01</y></d></code>\
+         <code><k>B</k><d><y>02</y></d></code></codes></info>\
          <para>Apples are the fruit most often named in examples of this kind.</para>\
          <milestone unit='undefined' type='separator'/>\
          <variablelist><varlistentry><term>apple</term><listitem><para>A red fruit that \
@@ -267,6 +268,9 @@ fn document_xml_reads_as_text_not_as_named_values() {
         [
             "H:On Fruit",
             "John MacFarlane",
+            // a set of records: a line each
+            "A 01",
+            "B 02",
             "Apples are the fruit most often named in examples of this kind.",
             "apple",
             "A red fruit that grows on trees."
