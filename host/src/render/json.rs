@@ -250,7 +250,12 @@ fn spreadsheet(doc: &Document, opts: &RenderOptions) -> Value {
                     _ => None,
                 })
                 .collect();
-            sheet(name, &grids, opts.sample_rows)
+            let mut entry = sheet(name, &grids, opts.sample_rows);
+            // cell comments, as a slide's notes: Markdown text beside the contract's fields
+            if !part.notes.is_empty() {
+                entry["notes"] = Value::String(markdown::blocks(&part.notes, ImageMode::Reference));
+            }
+            entry
         })
         .collect();
     json!({
@@ -639,6 +644,27 @@ mod tests {
         assert_eq!(e["has_data"], false);
         assert_eq!(e["rows"], json!([{"type": "empty"}]));
         assert_eq!(e["regions"], json!([]));
+    }
+
+    #[test]
+    fn a_sheets_notes_are_its_cell_comments() {
+        let mut doc = Document::new(DocumentKind::Spreadsheet, "Excel Workbook");
+        let mut grid = Grid::new();
+        grid.push_row(["Year", "Ducks"]);
+        grid.push_row(["2024", "310"]);
+        let mut sheet = Part::sheet(1, "Data");
+        sheet.blocks.push(Block::Grid(grid));
+        sheet
+            .notes
+            .push(Block::text("Comment on B2 by Ann: too many"));
+        doc.parts.push(sheet);
+        doc.parts.push(Part::sheet(2, "Empty"));
+        let v = render(&doc);
+        assert_eq!(
+            v["content"]["sheets"][0]["notes"],
+            "Comment on B2 by Ann: too many"
+        );
+        assert!(v["content"]["sheets"][1].get("notes").is_none());
     }
 
     #[test]

@@ -53,7 +53,9 @@ impl Converter for MarkdownConverter {
             | Options::ENABLE_TASKLISTS
             | Options::ENABLE_FOOTNOTES
             | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
-        let parser = Parser::new_ext(&decoded.text, options);
+        let stripped = without_grounding_lines(&decoded.text);
+        let source = stripped.as_deref().unwrap_or(&decoded.text);
+        let parser = Parser::new_ext(source, options);
         let mut builder = builder::Builder::new(ctx.limits.max_depth, ctx.limits.max_images);
         for (i, event) in parser.enumerate() {
             if i % 2048 == 2047 {
@@ -77,6 +79,51 @@ impl Converter for MarkdownConverter {
         ctx.progress(1, 1);
         Ok(doc)
     }
+}
+
+/// The text without the grounding annotations of OCR models' Markdown, or `None` when it has
+/// none (the common case: no copy).
+///
+/// Vision-language OCR models (DeepSeek-OCR and its kin) write before each block a line
+/// `<|ref|>label<|/ref|><|det|>[[x1, y1, x2, y2]]<|/det|>`: the block's layout label and box,
+/// in the model's special tokens. Such a line is layout data, not text; only whole lines of
+/// exactly that shape are dropped, so prose that mentions the tokens stays.
+fn without_grounding_lines(text: &str) -> Option<String> {
+    if !text.contains("<|det|>") {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut dropped = false;
+    for line in text.split_inclusive('\n') {
+        if is_grounding_line(line.trim()) {
+            dropped = true;
+        } else {
+            out.push_str(line);
+        }
+    }
+    dropped.then_some(out)
+}
+
+/// `<|ref|>word<|/ref|><|det|>[[n, n, n, n], …]<|/det|>`, the label a single word.
+fn is_grounding_line(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix("<|ref|>") else {
+        return false;
+    };
+    let Some((label, rest)) = rest.split_once("<|/ref|><|det|>") else {
+        return false;
+    };
+    let Some(boxes) = rest.strip_suffix("<|/det|>") else {
+        return false;
+    };
+    !label.is_empty()
+        && label
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+        && boxes.starts_with("[[")
+        && boxes.ends_with("]]")
+        && boxes
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '[' | ']' | ',' | ' ' | '.'))
 }
 
 #[cfg(test)]

@@ -204,3 +204,30 @@ fn arbitrary_bytes_never_panic() {
     let _ = convert_bytes(&bytes);
     let _ = convert_bytes(&[0xff, 0xfe, 0x00]);
 }
+
+#[test]
+fn ocr_grounding_lines_are_layout_not_text() {
+    // DeepSeek-OCR's Markdown: a `<|ref|>label<|/ref|><|det|>[[box]]<|/det|>` line before each
+    // block. The lines go; the blocks and prose that merely mentions the tokens stay.
+    let doc = convert(
+        "<|ref|>title<|/ref|><|det|>[[171, 101, 825, 150]]<|/det|>\n# DocLayNet\n\n\
+         <|ref|>text<|/ref|><|det|>[[143, 164, 311, 227]]<|/det|>\nBirgit Pfitzmann\n\n\
+         <|ref|>table<|/ref|><|det|>[[1, 2, 3, 4], [5, 6, 7, 8]]<|/det|>\n\
+         The token <|det|> opens a box.\n",
+    );
+    let b = blocks(&doc);
+    assert_eq!(b[0], Block::heading(1, "DocLayNet"));
+    assert_eq!(b[1], Block::text("Birgit Pfitzmann"));
+    assert_eq!(b.len(), 3, "{b:?}");
+    let Block::Paragraph(p) = &b[2] else {
+        panic!("{b:?}")
+    };
+    let text: String = p
+        .iter()
+        .map(|i| match i {
+            Inline::Text { text, .. } => text.as_str(),
+            _ => "",
+        })
+        .collect();
+    assert_eq!(text, "The token <|det|> opens a box.");
+}

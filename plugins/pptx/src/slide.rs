@@ -10,7 +10,7 @@ use quick_xml::Reader;
 use quire_ooxml::chart;
 use quire_ooxml::{relationships, Relationship, SafeZip};
 use quire_plugin_api::{Block, Cell, Context, Inline, List, ListItem, Part, Result, Style, Table};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 type Positions = Vec<(Placeholder, (i64, i64))>;
 
@@ -19,6 +19,9 @@ type Positions = Vec<(Placeholder, (i64, i64))>;
 pub struct State {
     positions: HashMap<String, Positions>,
     images: u32,
+    /// Footer texts already shown: a footer repeated on every slide is shown once, where it
+    /// first appears (a varying footer is shown on each slide that carries it).
+    footers: HashSet<String>,
 }
 
 /// Placeholder kinds that are slide furniture, not content.
@@ -207,6 +210,17 @@ fn shape_blocks(
             let kind = shape.placeholder.as_ref().map(|p| p.kind.as_str());
             if kind.is_some_and(is_furniture) {
                 return Ok(());
+            }
+            if kind == Some("ftr") {
+                let text: String = paras
+                    .iter()
+                    .map(|p| text::inline_text(&p.inlines))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let key = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                if !state.footers.insert(key) {
+                    return Ok(());
+                }
             }
             let body = matches!(kind, Some("body") | Some("obj"));
             if is_title(&shape.placeholder) {

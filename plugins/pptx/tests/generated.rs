@@ -328,3 +328,54 @@ fn deep_nesting_is_cut_off_not_a_stack_overflow() {
         .expect("converts");
     assert_eq!(doc.parts[0].name.as_deref(), Some("Deep"));
 }
+
+#[test]
+fn a_footer_repeated_on_every_slide_is_shown_once() {
+    // The footer placeholder of a template carries the same text on every slide: it is
+    // furniture after its first appearance. A footer that changes is shown where it changes.
+    let footer = |t: &str| sp(Some("ftr"), 0, 9000, &para(t));
+    let slides = [
+        slide(&(sp(Some("title"), 0, 0, &para("One")) + &footer("Company confidential"))),
+        slide(&(sp(Some("title"), 0, 0, &para("Two")) + &footer("Company  confidential"))),
+        slide(&(sp(Some("title"), 0, 0, &para("Three")) + &footer("Draft 2"))),
+    ];
+    let pres = format!(
+        r#"<p:presentation {P}><p:sldIdLst><p:sldId id="256" r:id="r1"/><p:sldId id="257" r:id="r2"/><p:sldId id="258" r:id="r3"/></p:sldIdLst></p:presentation>"#
+    );
+    let bytes = zip(&[
+        (
+            "_rels/.rels",
+            rels(&[("r1", "officeDocument", "ppt/presentation.xml")]).as_bytes(),
+        ),
+        ("ppt/presentation.xml", pres.as_bytes()),
+        (
+            "ppt/_rels/presentation.xml.rels",
+            rels(&[
+                ("r1", "slide", "slides/slide1.xml"),
+                ("r2", "slide", "slides/slide2.xml"),
+                ("r3", "slide", "slides/slide3.xml"),
+            ])
+            .as_bytes(),
+        ),
+        ("ppt/slides/slide1.xml", slides[0].as_bytes()),
+        ("ppt/slides/slide2.xml", slides[1].as_bytes()),
+        ("ppt/slides/slide3.xml", slides[2].as_bytes()),
+    ]);
+    let input = Input {
+        bytes: &bytes,
+        file_name: "f.pptx",
+        mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    };
+    let doc = PptxConverter
+        .convert(&input, &mut Context::new())
+        .expect("converts");
+    let texts: Vec<Vec<String>> = doc.parts.iter().map(|p| text_of(&p.blocks)).collect();
+    assert_eq!(
+        texts,
+        [
+            vec!["H:One", "Company confidential"],
+            vec!["H:Two"],
+            vec!["H:Three", "Draft 2"],
+        ]
+    );
+}

@@ -8,6 +8,7 @@
 //! separately and [`numfmt`] renders them. CSV/TSV is parsed by [`csv`].
 
 mod cell;
+mod comments;
 mod csv;
 mod numfmt;
 mod regions;

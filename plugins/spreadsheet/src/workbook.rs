@@ -7,6 +7,7 @@
 //! calamine leaves the covered cells empty.
 
 use crate::cell;
+use crate::comments::{self, Comment};
 use crate::numfmt::NumFmt;
 use crate::regions::{self, Fill, Occupancy, Rect};
 use crate::{xls, xlsb, xlsx};
@@ -32,6 +33,7 @@ struct Formats<'a> {
     formats: &'a [NumFmt],
     cells: Option<&'a HashMap<(u32, u32), usize>>,
     charts: &'a [Chart],
+    comments: &'a [Comment],
 }
 
 pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Document> {
@@ -67,6 +69,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                 formats: &pre.formats,
                 cells: pre.sheets.get(name).map(|s| &s.cells),
                 charts: pre.sheets.get(name).map_or(&[], |s| s.charts.as_slice()),
+                comments: pre.sheets.get(name).map_or(&[], |s| s.comments.as_slice()),
             })?;
         }
         Kind::Xlsb => {
@@ -91,6 +94,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                 formats: &[],
                 cells: None,
                 charts: &[],
+                comments: &[],
             })?;
         }
         Kind::Ods => {
@@ -101,6 +105,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                 formats: &[],
                 cells: None,
                 charts: &[],
+                comments: &[],
             })?;
         }
         Kind::Xls => {
@@ -116,6 +121,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                     .position(|n| n == name)
                     .and_then(|i| styles.sheets.get(i)),
                 charts: &[],
+                comments: &[],
             })?;
         }
     }
@@ -232,6 +238,8 @@ where
         for chart in formats.charts {
             part.blocks.extend(chart.blocks());
         }
+        // comments follow the sheet's tables as its notes
+        part.notes = comments::blocks(formats.comments);
         doc.parts.push(part);
         ctx.progress(i as u64 + 1, total);
     }

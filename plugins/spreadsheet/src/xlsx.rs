@@ -6,11 +6,12 @@
 //! `max_sheet_cells`, and collects the number format of every numeric cell whose style is not
 //! General, so cells can be shown as Excel shows them ("$1,599.99", "2.50%", "17-May-07").
 
+use crate::comments::{self, Comment};
 use crate::numfmt::{self, NumFmt};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 use quire_ooxml::chart::{self, Chart};
-use quire_ooxml::{relationships, SafeZip};
+use quire_ooxml::{relationships, Relationship, SafeZip};
 use quire_plugin_api::{Error, Limits, Metadata, Result};
 use std::collections::HashMap;
 
@@ -21,6 +22,8 @@ pub struct SheetFormats {
     pub cells: HashMap<(u32, u32), usize>,
     /// The charts drawn on the sheet (or the chart sheet's chart), with their cached data.
     pub charts: Vec<Chart>,
+    /// Cell comments (legacy notes and threaded comments), in reading order of their cells.
+    pub comments: Vec<Comment>,
 }
 
 /// What the pre-pass learnt about the workbook.
@@ -110,6 +113,7 @@ pub fn prepass(bytes: &[u8], limits: &Limits) -> Result<Prepass> {
         let target = r.target.clone();
         zip.read(&target)?;
     }
+    let persons = comments::persons(&mut zip, &rels);
     for (name, id) in sheets {
         let Some(rel) = rels.get(&id) else { continue };
         let target = rel.target.clone();
@@ -118,8 +122,18 @@ pub fn prepass(bytes: &[u8], limits: &Limits) -> Result<Prepass> {
         };
         let cells = scan_sheet(&xml, &xf_formats, limits, &name)?;
         drop(xml);
-        let charts = sheet_charts(&mut zip, &target);
-        out.sheets.insert(name, SheetFormats { cells, charts });
+        // one read of the sheet's relationships for its charts and its comments
+        let sheet_rels = relationships(&mut zip, &target).unwrap_or_default();
+        let charts = sheet_charts(&mut zip, &sheet_rels);
+        let comments = comments::read(&mut zip, &sheet_rels, &persons);
+        out.sheets.insert(
+            name,
+            SheetFormats {
+                cells,
+                charts,
+                comments,
+            },
+        );
     }
     Ok(out)
 }
@@ -273,13 +287,10 @@ fn read_styles(xml: &[u8], formats: &mut Vec<NumFmt>) -> Vec<Option<usize>> {
 
 /// Charts reachable from a sheet: sheet → drawing → chart (chart sheets included).
 /// Damaged or missing parts give no charts rather than an error.
-fn sheet_charts(zip: &mut SafeZip<'_>, sheet: &str) -> Vec<Chart> {
+fn sheet_charts(zip: &mut SafeZip<'_>, rels: &HashMap<String, Relationship>) -> Vec<Chart> {
     let mut out = Vec::new();
-    let Ok(rels) = relationships(zip, sheet) else {
-        return out;
-    };
     let mut drawings: Vec<_> = rels
-        .into_values()
+        .values()
         .filter(|r| r.kind == "drawing" && !r.external)
         .collect();
     drawings.sort_by(|a, b| a.id.cmp(&b.id));

@@ -504,3 +504,76 @@ fn ods_sheets_convert() {
         ]
     );
 }
+
+#[test]
+fn cell_comments_follow_the_sheet_as_notes() {
+    // A legacy note, and a threaded comment with a reply that Excel also writes as a
+    // placeholder note (author `tc={id}`, boilerplate text): the thread is read once, from
+    // its own part, with its people's names; comments come in the order of their cells.
+    let data = sheet_data(&[
+        ("A1", "Year"),
+        ("B1", "Ducks"),
+        ("A2", "2024"),
+        ("B2", "310"),
+    ]);
+    let mut entries = xlsx_entries(&[("Birds", data, "")], &[]);
+    let t = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
+    let t17 = "http://schemas.microsoft.com/office/2017/10/relationships";
+    let rels = |body: String| {
+        format!(r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">{body}</Relationships>"#).into_bytes()
+    };
+    let sheet_rels = rels(format!(
+        r#"<Relationship Id="rId2" Type="{t}/comments" Target="../comments1.xml"/><Relationship Id="rId3" Type="{t17}/threadedComment" Target="../threadedComments/threadedComment1.xml"/>"#
+    ));
+    let legacy = r#"<comments xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><authors><author>tc={T1}</author><author>John Reviewer</author></authors><commentList><comment ref="B2" authorId="0"><text><t>[Threaded comment]
+
+Your version of Excel allows you to read this threaded comment.
+
+Comment:
+    Highest count
+Reply:
+    Never thought so</t></text></comment><comment ref="A1" authorId="1"><text><r><t>Why years?</t></r></text></comment></commentList></comments>"#;
+    let threaded = r#"<ThreadedComments xmlns="http://schemas.microsoft.com/office/spreadsheetml/2018/threadedcomments"><threadedComment ref="B2" dT="2026-06-18T17:12:37.41" personId="{P1}" id="{T1}"><text>Highest count</text></threadedComment><threadedComment ref="B2" personId="{P2}" id="{T2}" parentId="{T1}"><text>Never thought so</text></threadedComment></ThreadedComments>"#;
+    let persons = r#"<personList xmlns="http://schemas.microsoft.com/office/spreadsheetml/2018/threadedcomments"><person displayName="Jane Smith (JS)" id="{P1}"/><person displayName="Marcus Sterling" id="{P2}"/></personList>"#;
+    for (name, data) in entries.iter_mut() {
+        if name == "xl/_rels/workbook.xml.rels" {
+            let s = String::from_utf8(data.clone()).expect("utf-8").replace(
+                "</Relationships>",
+                &format!(r#"<Relationship Id="rP" Type="{t17}/person" Target="persons/person.xml"/></Relationships>"#),
+            );
+            *data = s.into_bytes();
+        }
+    }
+    entries.extend([
+        ("xl/worksheets/_rels/sheet1.xml.rels".to_owned(), sheet_rels),
+        ("xl/comments1.xml".to_owned(), legacy.as_bytes().to_vec()),
+        (
+            "xl/threadedComments/threadedComment1.xml".to_owned(),
+            threaded.as_bytes().to_vec(),
+        ),
+        (
+            "xl/persons/person.xml".to_owned(),
+            persons.as_bytes().to_vec(),
+        ),
+    ]);
+    let refs: Vec<(&str, Vec<u8>)> = entries
+        .iter()
+        .map(|(n, d)| (n.as_str(), d.clone()))
+        .collect();
+    let doc = convert(&zip(&refs), XLSX, "c.xlsx").expect("converts");
+    assert_eq!(rows(&doc, 0)[1], ["2024", "310"]);
+    let note = |label: &str, text: &str| {
+        Block::Paragraph(vec![
+            Inline::styled(label, Style::ITALIC),
+            Inline::plain(format!(" {text}")),
+        ])
+    };
+    assert_eq!(
+        doc.parts[0].notes,
+        [
+            note("Comment on A1 by John Reviewer:", "Why years?"),
+            note("Comment on B2 by Jane Smith (JS):", "Highest count"),
+            note("Reply on B2 by Marcus Sterling:", "Never thought so"),
+        ]
+    );
+}

@@ -73,7 +73,7 @@ impl Converter for XmlConverter {
         let (blocks, title) = {
             let ctx_ref: &Context<'_> = ctx;
             let mut check = || ctx_ref.check();
-            let mut renderer = render::Renderer::new(&mut check);
+            let mut renderer = render::Renderer::new(&mut check, render::is_document(&roots));
             for root in &roots {
                 renderer.element(root, 1)?;
             }

@@ -12,6 +12,15 @@
 //!   leaf a `name: value` list item; sibling records with only leaf children (`<country>`
 //!   with `<name>`, `<capital>`) form a table; other data containers nest as lists;
 //! - text that is escaped HTML (RSS descriptions) is reduced to plain paragraphs.
+//!
+//! Whether the document reads as a document or as data is decided once, for the whole tree
+//! ([`is_document`]): when prose (mixed content, prose-named leaves, escaped HTML) holds more
+//! of its text than data leaves do, it is a document, and its data
+//! leaves read as text too: a leaf's text is a paragraph without its element's name, a data
+//! container's leaves join into one paragraph ("John MacFarlane" from `<firstname>` and
+//! `<surname>`), and empty elements (whose attributes are markup: `<milestone unit=…/>`,
+//! `<graphic href=…/>`) add nothing. Data XML keeps the `name: value` lists and tables; the
+//! JSON `data` tree keeps every element and attribute either way.
 
 use crate::inline::{flatten, flatten_child, html_paragraphs, Runs};
 use crate::names;
@@ -31,11 +40,14 @@ pub struct Renderer<'c> {
     pub title: Option<String>,
     check: &'c mut dyn FnMut() -> Result<()>,
     visited: u32,
+    /// The document reads as text: data leaves without their names ([`is_document`]).
+    document: bool,
 }
 
 impl<'c> Renderer<'c> {
-    pub fn new(check: &'c mut dyn FnMut() -> Result<()>) -> Self {
+    pub fn new(check: &'c mut dyn FnMut() -> Result<()>, document: bool) -> Self {
         Renderer {
+            document,
             out: Vec::new(),
             pending: Vec::new(),
             offset: 0,
@@ -104,6 +116,22 @@ impl<'c> Renderer<'c> {
             return Ok(());
         }
         if el.data {
+            if self.document {
+                if same_named_children(el) {
+                    // a set of records (`<classifications>` of `<classification>`s): a
+                    // paragraph each, not one line of every record's values
+                    for c in el.elements() {
+                        self.element(c, level)?;
+                    }
+                    return Ok(());
+                }
+                let mut words = Vec::new();
+                leaf_texts(el, &mut words);
+                if !words.is_empty() {
+                    self.push(Block::text(words.join(" ")));
+                }
+                return Ok(());
+            }
             let item = data_item(el);
             self.pending.push(item);
             return Ok(());
@@ -206,6 +234,9 @@ impl<'c> Renderer<'c> {
     fn leaf(&mut self, el: &Element<'_>) -> Result<()> {
         let text = el.folded_text();
         if text.is_empty() {
+            if self.document {
+                return Ok(());
+            }
             // An empty element is worth a line only when an attribute says something
             // (`<link href=…/>`), not when it merely points elsewhere (`<xref rid=…/>`).
             if el.attrs.iter().any(|(k, _)| !is_reference_attr(k)) {
@@ -220,7 +251,7 @@ impl<'c> Renderer<'c> {
             }
             return Ok(());
         }
-        if el.is(names::PROSE) {
+        if el.is(names::PROSE) || self.document {
             self.push(Block::text(text.into_owned()));
         } else {
             let item = data_item(el);
@@ -284,6 +315,68 @@ impl<'c> Renderer<'c> {
     }
 }
 
+/// Whether the tree reads as a document rather than data: prose (mixed content, prose-named
+/// elements, escaped HTML) holds more of its text (bytes) than data leaves and the attributes
+/// of empty elements do. Titles, tables and lists count for neither side.
+pub fn is_document(roots: &[Element<'_>]) -> bool {
+    let (mut prose, mut data) = (0usize, 0usize);
+    for root in roots {
+        measure(root, &mut prose, &mut data);
+    }
+    prose > data
+}
+
+fn measure(el: &Element<'_>, prose: &mut usize, data: &mut usize) {
+    if el.is(names::TITLE | names::TABLE | names::LIST) {
+        // structure either way: a record's title or a table of values is no evidence
+    } else if el.is(names::PROSE | names::FLAT) || (el.has_text && !el.is_leaf()) {
+        *prose += text_bytes(el);
+    } else if el.is_leaf() {
+        let n = text_bytes(el);
+        if el.html {
+            *prose += n;
+        } else if n > 0 {
+            *data += n;
+        } else {
+            *data += el
+                .attrs
+                .iter()
+                .filter(|(k, _)| !is_reference_attr(k))
+                .map(|(_, v)| v.trim().len())
+                .sum::<usize>();
+        }
+    } else {
+        for c in el.elements() {
+            measure(c, prose, data);
+        }
+    }
+}
+
+/// Bytes of descendant text, whitespace around each text node left out.
+fn text_bytes(el: &Element<'_>) -> usize {
+    el.children
+        .iter()
+        .map(|c| match c {
+            Node::Text(t) => t.trim().len(),
+            Node::Element(e) => text_bytes(e),
+        })
+        .sum()
+}
+
+/// The folded texts of the leaves under `el`, in document order.
+fn leaf_texts(el: &Element<'_>, out: &mut Vec<String>) {
+    for c in el.elements() {
+        if c.is_leaf() {
+            let t = c.folded_text();
+            if !t.is_empty() {
+                out.push(t.into_owned());
+            }
+        } else {
+            leaf_texts(c, out);
+        }
+    }
+}
+
 /// Attributes that identify or point and mean nothing to a reader on their own.
 fn is_reference_attr(name: &str) -> bool {
     let local = name.rsplit(':').next().unwrap_or(name);
@@ -296,53 +389,111 @@ fn is_reference_attr(name: &str) -> bool {
 
 /// A leaf or a data container as a `name: value` item (containers nest their children).
 fn data_item(el: &Element<'_>) -> ListItem {
-    let label = Inline::styled(el.local().to_owned(), Style::BOLD);
-    if el.is_leaf() {
-        let text = el.folded_text();
-        let value: std::borrow::Cow<'_, str> = if text.is_empty() {
-            el.attrs
-                .iter()
-                .filter(|(k, _)| !k.starts_with("xmlns"))
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-                .into()
+    data_item_named(el, true)
+}
+
+/// Attribute text of an element: `k=v, …`, or the value alone when there is one attribute
+/// to show (`<link href=…/>` reads "link: https://…", an OPML outline its `text`).
+fn attr_text(el: &Element<'_>, shown: impl Fn(&str) -> bool) -> String {
+    let attrs: Vec<_> = el.attrs.iter().filter(|(k, _)| shown(k)).collect();
+    match attrs.as_slice() {
+        [(_, v)] => v.to_string(),
+        _ => attrs
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+/// As [`data_item`]; without the `name:` label when `labelled` is false (one of several
+/// same-named siblings, which their parent names: `<authors>` over `<author>`s, OPML's
+/// `<outline>`s).
+fn data_item_named(el: &Element<'_>, labelled: bool) -> ListItem {
+    // A chain of wrappers around one leaf (EndNote's `<dates><year><style face=…>1937`)
+    // is one value, named by its field ("year: 1937"), not a nest of labels.
+    let chain = if has_shown_attrs(el) {
+        None
+    } else {
+        only_leaf(el)
+    };
+    let named = chain.map_or(el, |(_, name)| name);
+    let label = |value: String| -> Vec<Inline> {
+        if labelled {
+            let sep = if value.is_empty() { ":" } else { ": " };
+            vec![
+                Inline::styled(named.local().to_owned(), Style::BOLD),
+                Inline::plain(format!("{sep}{value}")),
+            ]
         } else {
-            text
+            vec![Inline::plain(value)]
+        }
+    };
+    if el.is_leaf() || chain.is_some() {
+        let leaf = chain.map_or(el, |(leaf, _)| leaf);
+        let text = leaf.folded_text();
+        let value = if text.is_empty() {
+            attr_text(leaf, |k| !k.starts_with("xmlns"))
+        } else {
+            text.into_owned()
         };
         return ListItem {
-            blocks: vec![Block::Paragraph(vec![
-                label,
-                Inline::plain(format!(": {value}")),
-            ])],
+            blocks: vec![Block::Paragraph(label(value))],
             checked: None,
         };
     }
-    let items: Vec<ListItem> = el.elements().map(data_item).collect();
+    let same = same_named_children(el);
+    let items: Vec<ListItem> = el.elements().map(|c| data_item_named(c, !same)).collect();
     // A container's own attributes are content too (OPML keeps each outline's text in
     // `text=`, with the nested outlines as children); identifiers and namespaces are not.
-    let own: Vec<String> = el
-        .attrs
-        .iter()
-        .filter(|(k, _)| !is_reference_attr(k))
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    let head = if own.is_empty() {
-        ":".to_owned()
-    } else {
-        format!(": {}", own.join(", "))
-    };
+    let own = attr_text(el, |k| !is_reference_attr(k));
+    let mut blocks = Vec::with_capacity(2);
+    if labelled || !own.is_empty() {
+        blocks.push(Block::Paragraph(label(own)));
+    }
+    blocks.push(Block::List(List {
+        ordered: false,
+        start: 1,
+        items,
+    }));
     ListItem {
-        blocks: vec![
-            Block::Paragraph(vec![label, Inline::plain(head)]),
-            Block::List(List {
-                ordered: false,
-                start: 1,
-                items,
-            }),
-        ],
+        blocks,
         checked: None,
     }
+}
+
+/// The one leaf at the end of a chain of elements that each hold exactly one element
+/// child (and no text of their own), with the element that names it: the deepest one of
+/// the chain without attributes to show (a formatting wrapper such as EndNote's
+/// `<style face=…>` has them; the field around it does not).
+fn only_leaf<'e, 'a>(el: &'e Element<'a>) -> Option<(&'e Element<'a>, &'e Element<'a>)> {
+    let mut cur = el;
+    let mut name = el;
+    loop {
+        let mut it = cur.elements();
+        let child = it.next()?;
+        if it.next().is_some() || cur.has_text {
+            return None;
+        }
+        if !has_shown_attrs(child) {
+            name = child;
+        }
+        if child.is_leaf() {
+            return Some((child, name));
+        }
+        cur = child;
+    }
+}
+
+/// Two or more element children, all of one name.
+fn same_named_children(el: &Element<'_>) -> bool {
+    let mut names = el.elements().map(|c| &c.name);
+    let first = names.next();
+    first.is_some() && el.elements().nth(1).is_some() && names.all(|n| Some(n) == first)
+}
+
+fn has_shown_attrs(el: &Element<'_>) -> bool {
+    el.attrs.iter().any(|(k, _)| !is_reference_attr(k))
 }
 
 /// Two or more same-named children, each holding only leaf elements: one row per child.

@@ -63,7 +63,8 @@ fn rss_channel_and_items() {
          <description>&lt;p&gt;Hello &amp;amp; bye&lt;/p&gt;</description></item></channel></rss>",
     );
     assert_eq!(b[0], Block::heading(1, "Blog"), "{b:#?}");
-    assert!(matches!(&b[1], Block::List(_)), "{b:#?}");
+    // a feed of prose is a document: the channel's link reads as text, not `link: …`
+    assert_eq!(b[1], Block::text("https://x"), "{b:#?}");
     assert_eq!(b[2], Block::heading(2, "Post"));
     assert_eq!(b[3], Block::text("Hello & bye"));
 }
@@ -95,7 +96,7 @@ fn lists_and_data_records() {
     let b = blocks(
         "<r><list list-type='order'><list-item><p>one</p></list-item><list-item><p>two</p></list-item></list>\
          <countries><country><name>A</name><cap>X</cap></country><country><name>B</name></country></countries>\
-         <conf><host>h</host><port>1</port></conf></r>",
+         <conf><host>example.org</host><port>8080</port></conf></r>",
     );
     let Block::List(l) = &b[0] else {
         panic!("{b:?}")
@@ -134,7 +135,12 @@ fn containers_keep_their_attributes() {
     let Block::Paragraph(us) = &outlines.items[0].blocks[0] else {
         panic!("{outlines:?}")
     };
-    assert_eq!(text_of(us), "outline: text=United States");
+    // same-named siblings are a list their parent names; one attribute reads as its value
+    assert_eq!(text_of(us), "United States");
+    let Block::List(states) = &outlines.items[0].blocks[1] else {
+        panic!("{outlines:?}")
+    };
+    assert_eq!(states.items[1].blocks[0], Block::text("Hawaii"));
 }
 
 #[test]
@@ -233,4 +239,70 @@ fn dtd_named_entities_resolve_from_the_standard_set() {
         .collect();
     assert_eq!(about.len(), 1, "one warning: {:?}", ctx.warnings());
     assert!(about[0].contains("&other;"));
+}
+
+#[test]
+fn document_xml_reads_as_text_not_as_named_values() {
+    // Prose holds most of the text: data leaves read as text without their element names, a
+    // data container's leaves join into one paragraph, and empty elements (attributes are
+    // markup here) add nothing.
+    let b = blocks(
+        "<article><info><title>On Fruit</title><author><firstname>John</firstname>\
+         <surname>MacFarlane</surname></author><codes><code><k>A</k><d><y>01</y></d></code>\
+         <code><k>B</k><d><y>02</y></d></code></codes></info>\
+         <para>Apples are the fruit most often named in examples of this kind.</para>\
+         <milestone unit='undefined' type='separator'/>\
+         <variablelist><varlistentry><term>apple</term><listitem><para>A red fruit that \
+         grows on trees.</para></listitem></varlistentry></variablelist></article>",
+    );
+    let texts: Vec<String> = b
+        .iter()
+        .map(|x| match x {
+            Block::Heading { content, .. } => format!("H:{}", text_of(content)),
+            Block::Paragraph(p) => text_of(p),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "H:On Fruit",
+            "John MacFarlane",
+            // a set of records: a line each
+            "A 01",
+            "B 02",
+            "Apples are the fruit most often named in examples of this kind.",
+            "apple",
+            "A red fruit that grows on trees."
+        ]
+    );
+}
+
+#[test]
+fn data_xml_keeps_names_and_a_wrapper_names_its_value() {
+    // EndNote: each field's text sits in a `<style>` wrapper; the field names the value.
+    let b = blocks(
+        "<xml><records><record><rec-number>17</rec-number><titles><title><style face='normal' \
+         size='100%'>A Study</style></title></titles><dates><year><style face='normal'>1937\
+         </style></year></dates></record></records></xml>",
+    );
+    let Block::List(l) = &b[0] else {
+        panic!("{b:?}")
+    };
+    let mut lines = Vec::new();
+    fn walk(l: &quire_plugin_api::List, out: &mut Vec<String>) {
+        for item in &l.items {
+            for blk in &item.blocks {
+                match blk {
+                    Block::Paragraph(p) => out.push(text_of(p)),
+                    Block::List(inner) => walk(inner, out),
+                    _ => {}
+                }
+            }
+        }
+    }
+    walk(l, &mut lines);
+    assert!(lines.contains(&"title: A Study".to_owned()), "{lines:?}");
+    assert!(lines.contains(&"year: 1937".to_owned()), "{lines:?}");
+    assert!(!lines.iter().any(|x| x.contains("style")), "{lines:?}");
 }

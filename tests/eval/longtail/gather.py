@@ -12,7 +12,12 @@ CACHE/manifest.jsonl gets one record per document:
 
 `optional` (or null) is text the source lists apart from the body, which the document may or
 may not show: the document properties in pandoc's native metadata (title, author, date,
-keywords, custom properties), for every pandoc document with a Meta block.
+keywords, custom properties), for every pandoc document with a Meta block, and the strings of
+the AST's attribute pairs (a link's or image's target and title, key-value attributes) and
+raw blocks (LaTeX, OOXML, HTML passed through): pandoc's writers put some of them into the
+document as text (an image without alt text gets its file name, and its `fig:` title, as the
+picture's description; raw OOXML is slide content), and raw LaTeX in a Markdown source is
+text to any reader but pandoc's.
 
 `expected` is the text the source project says the document holds, when it ships one:
 pandoc's native AST beside a reader test or in front of a writer test (its Str, Code, Math
@@ -189,6 +194,22 @@ def native_text(native: str, joining: set[str] | None = None) -> str:
                 continue
         i += 1
     return "".join(words)
+
+
+ATTR_PAIR = re.compile(r'\(\s*"((?:[^"\\]|\\.)*)"\s*,\s*"((?:[^"\\]|\\.)*)"\s*\)')
+
+
+RAW = re.compile(r'Raw(?:Block|Inline)\s*\(\s*Format\s*"[^"]*"\s*\)\s*"((?:[^"\\]|\\.)*)"')
+
+
+def native_attr_text(native: str) -> str:
+    """The strings of a native AST's two-string tuples (link and image targets with their
+    titles, key-value attributes) and of its raw blocks and inlines (LaTeX, OOXML, HTML
+    passed through). Not reading text in pandoc's model, but they are in the document: a
+    writer shows some (an image without alt text gets its file name as its description, raw
+    OOXML is slide content) and a reader of the source format shows raw LaTeX as text."""
+    pairs = " ".join(hs_unescape(a) + " " + hs_unescape(b) for a, b in ATTR_PAIR.findall(native))
+    return pairs + " " + " ".join(hs_unescape(r) for r in RAW.findall(native))
 
 
 def split_native(native: str) -> tuple[str, str]:
@@ -521,7 +542,8 @@ def pandoc(corpus: Corpus, m: Mirror) -> None:
         if p in blobs and native in blobs:
             meta, body = split_native(blobs[native].decode())
             corpus.add("pandoc", t, p + ("" if ext_type(p) else "." + {"md": "md"}.get(t, t)),
-                       blobs[p], f"{m.name}:{p}", native_text(body), optional=native_text(meta, META_JOINING))
+                       blobs[p], f"{m.name}:{p}", native_text(body),
+                       optional=native_text(meta, META_JOINING) + " " + native_attr_text(body))
     # every other document in the test tree, without expected text
     rest = [p for p in files if p.startswith("test/") and ext_type(p) and p not in named]
     for p, data in m.blobs(rest).items():
