@@ -503,3 +503,116 @@ fn one_file_into_an_existing_folder_is_named_after_it() {
         "Into a folder.\n"
     );
 }
+
+/// The service's log as an operator reads it: the start-up line names what is ready (sorted),
+/// a rejected upload leaves its line with its status, a failed job and a failed webhook are
+/// at WARN with their reason, and a completed job logs no error.
+#[test]
+fn the_log_tells_readiness_rejections_and_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    let (child, base) = serve_json_logs(dir.path());
+    let boundary = "XyZ";
+    let form = |fields: &[(&str, Option<&str>, &[u8])]| {
+        let mut body = Vec::new();
+        for (name, file, value) in fields {
+            let disposition = match file {
+                Some(f) => format!("name=\"{name}\"; filename=\"{f}\""),
+                None => format!("name=\"{name}\""),
+            };
+            body.extend_from_slice(
+                format!("--{boundary}\r\nContent-Disposition: form-data; {disposition}\r\n\r\n")
+                    .as_bytes(),
+            );
+            body.extend_from_slice(value);
+            body.extend_from_slice(b"\r\n");
+        }
+        body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+        body
+    };
+    let ctype = format!("multipart/form-data; boundary={boundary}");
+    let post = |body: Vec<u8>| http(&base, "POST", "/api/v1/jobs", Some((&ctype, &body)));
+    // 415: a type no converter takes; 422: a field the API does not know.
+    let unsupported = post(form(&[
+        (
+            "file",
+            Some("tool.exe"),
+            b"MZ\x90\x00\x03\x00\x00\x00\x04\x00",
+        ),
+        ("output_format", None, b"md"),
+    ]));
+    assert!(unsupported.contains(" 415 "), "{unsupported}");
+    let unknown = post(form(&[
+        ("file", Some("a.txt"), b"hello"),
+        ("output_format", None, b"md"),
+        ("colour", None, b"blue"),
+    ]));
+    assert!(unknown.contains(" 422 "), "{unknown}");
+    // A job that fails (a damaged DOCX) with a webhook that cannot be delivered (nothing
+    // listens on port 9), and a job that completes.
+    assert!(post(form(&[
+        ("file", Some("broken.docx"), b"PK\x03\x04 not a zip at all"),
+        ("output_format", None, b"md"),
+        ("webhook_url", None, b"http://127.0.0.1:9/hook"),
+    ]))
+    .contains(" 202 "));
+    assert!(post(form(&[
+        ("file", Some("fine.txt"), b"All good."),
+        ("output_format", None, b"md"),
+    ]))
+    .contains(" 202 "));
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<serde_json::Value> = log
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .collect();
+    let find = |message: &str| -> Vec<&serde_json::Value> {
+        lines
+            .iter()
+            .filter(|v| v["message"].as_str().unwrap_or_default().contains(message))
+            .collect()
+    };
+    let start = find("converters ready:");
+    assert_eq!(start.len(), 1, "{log}");
+    let start = start[0]["message"].as_str().unwrap();
+    // Each list (ready, not ready; converters, then OCR providers) is sorted by id.
+    let mut lists = 0;
+    for part in start.split(['.', ';']) {
+        let Some((_, items)) = part.split_once(": ") else {
+            continue;
+        };
+        let ids: Vec<&str> = items
+            .split(", ")
+            .map(|i| i.split(" (").next().unwrap().trim())
+            .collect();
+        let mut sorted = ids.clone();
+        sorted.sort();
+        assert_eq!(ids, sorted, "{start}");
+        lists += 1;
+    }
+    assert_eq!(lists, 4, "{start}");
+    assert!(start.contains("docx, html") && start.contains("OCR providers ready: provider_one"));
+    for status in [415, 422] {
+        assert!(
+            find("request")
+                .iter()
+                .any(|v| v["status"] == status && v["path"] == "/api/v1/jobs"),
+            "no line for the {status}: {log}"
+        );
+    }
+    let failed = find("job failed");
+    assert_eq!(failed.len(), 1, "{log}");
+    assert_eq!(failed[0]["level"], "WARN", "{log}");
+    assert!(failed[0]["error_kind"].is_string(), "{log}");
+    let hook = find("webhook");
+    assert!(
+        !hook.is_empty() && hook.iter().all(|v| v["level"] == "WARN"),
+        "the failed webhook at WARN: {log}"
+    );
+    let finished = find("job finished");
+    assert_eq!(finished.len(), 1, "{log}");
+    assert!(finished[0].get("error").is_none(), "{log}");
+    assert!(finished[0]["converter"] == "text", "{log}");
+}
