@@ -42,6 +42,10 @@ service_test() {
 }
 
 cargo build --locked -q -p quire --tests || exit 1
+# Pillow for the generated scan: the eval virtualenv when there is one.
+if [[ -z "${PYTHON:-}" && -x "$HOME/.cache/quire/eval-venv/bin/python" ]]; then
+  export PYTHON="$HOME/.cache/quire/eval-venv/bin/python"
+fi
 
 item "Redis kill -9 and restart under load (answers < 2 s, back < 5 s, no job lost)"
 service_test outage::redis_kill_and_restart_under_load_loses_nothing
