@@ -8,7 +8,7 @@
 #     with the bundled models), with `quire convert`;
 #   - serve with the sample config: /api/v1/ready is 200 and a PDF job completes;
 #   - with lib/quire/lib/libpdfium.so removed, answer /api/v1/ready with 503 and a problem
-#     naming libpdfium.so.
+#     naming libpdfium.so and saying to unpack the archive again (not scripts/setup.sh).
 # Usage: scripts/check-release.sh [--profile dev|release] [--archive FILE]
 #   (default: package the debug build, as CI does, in about 40 s; --archive checks an archive
 #   already built).
@@ -151,6 +151,9 @@ python3 - "$tmp/ready.json" <<'PY' || fail "/api/v1/ready's problems do not name
 import json, sys
 v = json.load(open(sys.argv[1]))
 assert any("libpdfium.so" in p for p in v["problems"]), v["problems"]
+# The archive has no scripts/setup.sh: the hint must fit an archive install.
+assert not any("setup.sh" in p for p in v["problems"]), v["problems"]
+assert any("release archive" in p for p in v["problems"]), v["problems"]
 print("check-release: ready says:", next(p for p in v["problems"] if "libpdfium.so" in p))
 PY
 ok "without libpdfium.so /api/v1/ready is 503 with the reason"

@@ -12,7 +12,8 @@ quire="${1:-$repo/target/debug/quire}"
 provider="${2:-provider_two}"
 pages="${3:-20}"
 work="$(mktemp -d)"
-trap 'kill "${serve:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
+# Only the server this script started: `kill 0` would end the caller's whole process group.
+trap 'if [[ -n "${serve:-}" ]]; then kill "$serve" 2>/dev/null || true; fi; rm -rf "$work"' EXIT
 cd "$work"
 
 "${PYTHON:-python3}" - "$pages" <<'EOF'

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what quire needs on a Debian machine, only what is missing:
-#   - Debian packages: Tesseract (provider_one) and its build deps, Redis (tests), tools;
+#   - Debian packages: Tesseract (provider_one, loaded at run time with dlopen, so no headers),
+#     a C compiler (ring's build script, and the linker), Redis (tests), tools;
 #   - runtime files from PyPI wheels, verified by SHA-256, into vendor-runtime/:
 #       lib/libpdfium.so            from pypdfium2 (PDF engine, BSD-3/Apache-2.0)
 #       models/*.onnx               from rapidocr (PP-OCR models for provider_two, Apache-2.0)
@@ -20,8 +21,9 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 
 # --- Debian packages -------------------------------------------------------------------------
-pkgs=(tesseract-ocr tesseract-ocr-eng libtesseract-dev libleptonica-dev clang libclang-dev pkg-config
-      python3 python3-pip unzip ca-certificates)
+# Nothing is built against Tesseract or Leptonica (libtesseract.so.5 is opened with dlopen) and
+# no crate generates bindings, so neither their -dev packages nor clang are needed.
+pkgs=(tesseract-ocr tesseract-ocr-eng gcc libc6-dev python3 python3-pip unzip ca-certificates)
 # The generated-PDF regression run prints HTML with Chromium and DOCX with LibreOffice.
 (( want_test )) && pkgs+=(redis-server poppler-utils fonts-dejavu-core fonts-dejavu-extra
                           fonts-liberation fonts-noto-core chromium libreoffice-writer)

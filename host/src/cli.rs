@@ -8,7 +8,7 @@ use crate::pipeline::{ConvertControl, ConvertRequest, Engine, OutputFormat};
 use crate::registry::Registry;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -44,9 +44,18 @@ pub enum FormatArg {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "\
+One file is written to standard output unless -o is given. Several files are each written to a \
+file named after the input with the format's extension (report.pdf -> report.md), beside the input \
+or in the folder -o names (created when missing). A name that would clash with an input or with \
+another result of the same run keeps the input's extension (notes.md -> notes.md.md).
+
+Exit status: 0 when every file was converted; 1 when a conversion or a write failed; 2 when an \
+input could not be read or the arguments are wrong. Each failure is named on standard error.")]
 pub struct ConvertArgs {
-    /// The document to convert; `-` reads it from standard input.
-    pub file: PathBuf,
+    /// The documents to convert; `-` reads one from standard input (alone).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
     /// The file name to detect the type by when reading standard input (`report.csv`);
     /// without it the content decides.
     #[arg(long)]
@@ -57,11 +66,12 @@ pub struct ConvertArgs {
     /// Read images and scanned pages with OCR.
     #[arg(long)]
     pub ocr: bool,
-    /// OCR provider: provider_one (Tesseract), provider_two (PP-OCR), provider_three (AI vision).
+    /// OCR provider: provider_one (Tesseract), provider_three (AI vision), provider_two (PP-OCR).
     #[arg(long, default_value = "provider_one")]
     pub ocr_provider: String,
-    /// Write the result here instead of stdout.
-    #[arg(long, short = 'o')]
+    /// Where to write: for one file, the output file or a folder that exists; for several
+    /// files, a folder (created when missing).
+    #[arg(long, short = 'o', value_name = "PATH")]
     pub output: Option<PathBuf>,
 }
 
@@ -71,40 +81,249 @@ pub fn engine(config: &Config) -> anyhow::Result<Engine> {
     Ok(Engine::new(registry, config.plugin_config()))
 }
 
-/// `quire convert`.
+/// Where one conversion's result goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Dest {
+    Stdout,
+    File(PathBuf),
+}
+
+/// A wrong combination of arguments, found before anything is converted (exit status 2).
+#[derive(Debug, PartialEq, Eq)]
+struct UsageError(String);
+
+fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// The file name a result gets: the input's stem with the format's extension, or the input's
+/// whole name with it when `keep_extension` (to avoid a clash).
+fn result_name(input: &Path, stdin_name: Option<&str>, ext: &str, keep_extension: bool) -> String {
+    let name: PathBuf = match (is_stdin(input), stdin_name) {
+        (true, Some(n)) => PathBuf::from(n),
+        (true, None) => PathBuf::from("stdin"),
+        (false, _) => input.to_path_buf(),
+    };
+    let base = if keep_extension {
+        name.file_name()
+    } else {
+        name.file_stem()
+    };
+    let base = base
+        .map(|b| b.to_string_lossy().into_owned())
+        .filter(|b| !b.is_empty())
+        .unwrap_or_else(|| "output".into());
+    format!("{base}.{ext}")
+}
+
+/// A path compared by its real folder and its name, so `./a.md`, `a.md` and `dir/../a.md`
+/// are one file (the file itself need not exist).
+fn identity(path: &Path) -> PathBuf {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let parent = parent.canonicalize().unwrap_or(parent);
+    match path.file_name() {
+        Some(name) => parent.join(name),
+        None => parent,
+    }
+}
+
+/// Decides every destination before anything is converted: a mistake in the arguments is
+/// reported without half a batch written, and no result overwrites an input or another result.
+fn plan(args: &ConvertArgs, ext: &str) -> Result<Vec<Dest>, UsageError> {
+    let files = &args.files;
+    if files.len() == 1 {
+        let input = &files[0];
+        return Ok(vec![match &args.output {
+            None => Dest::Stdout,
+            Some(out) if out.is_dir() => {
+                Dest::File(out.join(result_name(input, args.name.as_deref(), ext, false)))
+            }
+            Some(out) => {
+                if !is_stdin(input) && identity(out) == identity(input) {
+                    return Err(UsageError(format!(
+                        "-o {} is the input itself; name another file",
+                        out.display()
+                    )));
+                }
+                Dest::File(out.clone())
+            }
+        }]);
+    }
+    if files.iter().any(|f| is_stdin(f)) {
+        return Err(UsageError(
+            "standard input (-) can only be converted on its own, not with other files".into(),
+        ));
+    }
+    if args.name.is_some() {
+        return Err(UsageError(
+            "--name names the document read from standard input; it cannot be used with several files"
+                .into(),
+        ));
+    }
+    if let Some(out) = &args.output {
+        if out.exists() && !out.is_dir() {
+            return Err(UsageError(format!(
+                "-o {}: with several files -o names a folder, and this is a file",
+                out.display()
+            )));
+        }
+    }
+    let folder = |input: &Path| -> PathBuf {
+        match &args.output {
+            Some(out) => out.clone(),
+            None => input
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| PathBuf::from(".")),
+        }
+    };
+    let inputs: Vec<PathBuf> = files.iter().map(|f| identity(f)).collect();
+    for (i, id) in inputs.iter().enumerate() {
+        if inputs[..i].contains(id) {
+            return Err(UsageError(format!(
+                "{} is given more than once",
+                files[i].display()
+            )));
+        }
+    }
+    let short: Vec<PathBuf> = files
+        .iter()
+        .map(|f| folder(f).join(result_name(f, None, ext, false)))
+        .collect();
+    let short_ids: Vec<PathBuf> = short.iter().map(|p| identity(p)).collect();
+    let dests: Vec<PathBuf> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let clashes = short_ids.iter().filter(|id| **id == short_ids[i]).count() > 1
+                || inputs.contains(&short_ids[i]);
+            if clashes {
+                folder(f).join(result_name(f, None, ext, true))
+            } else {
+                short[i].clone()
+            }
+        })
+        .collect();
+    let ids: Vec<PathBuf> = dests.iter().map(|p| identity(p)).collect();
+    for (i, id) in ids.iter().enumerate() {
+        if inputs.contains(id) || ids[..i].contains(id) {
+            return Err(UsageError(format!(
+                "the result of {} would be written to {}, which is an input or another result",
+                files[i].display(),
+                dests[i].display()
+            )));
+        }
+    }
+    Ok(dests.into_iter().map(Dest::File).collect())
+}
+
+/// Writes through a temporary file in the same folder and renames it, so a failed write never
+/// leaves a truncated result where an earlier good one was.
+fn write_result(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = folder.join(format!(".{name}.{}.tmp", std::process::id()));
+    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// `quire convert`: one file or several, see [`ConvertArgs`] for where results go.
 pub fn convert(args: &ConvertArgs, config: &Config) -> anyhow::Result<i32> {
+    let (format, ext) = match args.format {
+        FormatArg::Md => (OutputFormat::Markdown, "md"),
+        FormatArg::Json => (OutputFormat::Json, "json"),
+    };
+    let dests = match plan(args, ext) {
+        Ok(d) => d,
+        Err(UsageError(message)) => {
+            eprintln!("quire: {message}");
+            return Ok(2);
+        }
+    };
+    if args.files.len() > 1 {
+        if let Some(out) = &args.output {
+            if let Err(e) = std::fs::create_dir_all(out) {
+                eprintln!("quire: cannot create the folder {}: {e}", out.display());
+                return Ok(2);
+            }
+        }
+    }
     let engine = engine(config)?;
-    let from_stdin = args.file.as_os_str() == "-";
+    let several = args.files.len() > 1;
+    let mut status = 0;
+    let mut failed: Vec<String> = Vec::new();
+    for (input, dest) in args.files.iter().zip(&dests) {
+        let code = convert_one(&engine, args, input, dest, format, several);
+        if code != 0 {
+            failed.push(input.display().to_string());
+        }
+        status = status.max(code);
+    }
+    if several && !failed.is_empty() {
+        eprintln!(
+            "quire: {} of {} files failed: {}",
+            failed.len(),
+            args.files.len(),
+            failed.join(", ")
+        );
+    }
+    Ok(status)
+}
+
+/// Converts one input to `dest`; 0 on success, 1 when the conversion or the write failed,
+/// 2 when the input could not be read. Every message names the input when there are several.
+fn convert_one(
+    engine: &Engine,
+    args: &ConvertArgs,
+    input: &Path,
+    dest: &Dest,
+    format: OutputFormat,
+    several: bool,
+) -> i32 {
+    let from_stdin = is_stdin(input);
+    let what = if from_stdin {
+        "standard input".to_string()
+    } else {
+        input.display().to_string()
+    };
+    let prefix = if several {
+        format!("quire: {what}: ")
+    } else {
+        "quire: ".to_string()
+    };
     let read = if from_stdin {
         let mut b = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut b).map(|_| b)
     } else {
-        std::fs::read(&args.file)
+        std::fs::read(input)
     };
     let bytes = match read {
         Ok(b) => b,
         Err(e) => {
-            let what = if from_stdin {
-                "standard input".to_string()
-            } else {
-                args.file.display().to_string()
-            };
             eprintln!("quire: cannot read {what}: {e}");
-            return Ok(2);
+            return 2;
         }
     };
     let file_name = match (&args.name, from_stdin) {
         (Some(name), _) => name.clone(),
         (None, true) => "stdin".to_string(),
-        (None, false) => args
-            .file
+        (None, false) => input
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default(),
-    };
-    let format = match args.format {
-        FormatArg::Md => OutputFormat::Markdown,
-        FormatArg::Json => OutputFormat::Json,
     };
     let request = ConvertRequest {
         bytes: &bytes,
@@ -135,25 +354,33 @@ pub fn convert(args: &ConvertArgs, config: &Config) -> anyhow::Result<i32> {
     }
     match result {
         Ok(outcome) => {
-            match &args.output {
-                Some(path) => {
-                    if let Err(e) = std::fs::write(path, &outcome.output) {
-                        eprintln!("quire: cannot write {}: {e}", path.display());
-                        return Ok(1);
+            match dest {
+                Dest::File(path) => {
+                    if let Err(e) = write_result(path, &outcome.output) {
+                        eprintln!("{prefix}cannot write {}: {e}", path.display());
+                        return 1;
+                    }
+                    if several && show_progress {
+                        eprintln!("quire: {what} -> {}", path.display());
                     }
                 }
-                None => std::io::stdout().write_all(&outcome.output)?,
+                Dest::Stdout => {
+                    if let Err(e) = std::io::stdout().write_all(&outcome.output) {
+                        eprintln!("quire: cannot write to standard output: {e}");
+                        return 1;
+                    }
+                }
             }
             if let Some(w) = outcome.metadata.get("warnings").and_then(|w| w.as_array()) {
                 for warning in w {
-                    eprintln!("quire: warning: {}", warning.as_str().unwrap_or_default());
+                    eprintln!("{prefix}warning: {}", warning.as_str().unwrap_or_default());
                 }
             }
-            Ok(0)
+            0
         }
         Err(e) => {
-            eprintln!("quire: {}", e.message());
-            Ok(1)
+            eprintln!("{prefix}{}", e.message());
+            1
         }
     }
 }
@@ -162,8 +389,7 @@ pub fn convert(args: &ConvertArgs, config: &Config) -> anyhow::Result<i32> {
 pub fn plugins(json: bool, config: &Config) -> anyhow::Result<i32> {
     let registry = Registry::from_inventory()?;
     let plugin_config = config.plugin_config();
-    let readiness = registry.ocr_readiness(&plugin_config);
-    let converter_readiness = registry.converter_readiness(&plugin_config);
+    let (converter_readiness, readiness) = config.readiness(&registry);
     if json {
         let converters: Vec<_> = registry
             .converters()

@@ -429,6 +429,29 @@ impl Config {
         crate::runtime::runtime_dir(&self.quire_runtime_dir)
     }
 
+    /// Readiness of every converter and of the three OCR providers, a not-ready detail about a
+    /// missing runtime file followed by what to do for the way quire was installed.
+    #[allow(clippy::type_complexity)]
+    pub fn readiness(
+        &self,
+        registry: &crate::registry::Registry,
+    ) -> (
+        std::collections::BTreeMap<String, quire_plugin_api::Readiness>,
+        std::collections::BTreeMap<String, quire_plugin_api::Readiness>,
+    ) {
+        let plugin_config = self.plugin_config();
+        let mut converters = registry.converter_readiness(&plugin_config);
+        let mut ocr = registry.ocr_readiness(&plugin_config);
+        for states in [&mut converters, &mut ocr] {
+            crate::runtime::explain_missing_files(
+                states,
+                &self.quire_runtime_dir,
+                &plugin_config.runtime_dir,
+            );
+        }
+        (converters, ocr)
+    }
+
     /// What the plugins get.
     pub fn plugin_config(&self) -> PluginConfig {
         let runtime_dir = self.runtime_dir();

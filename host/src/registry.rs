@@ -12,8 +12,9 @@ use quire_plugin_api::{
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// The OCR provider ids of the interface, in order.
-pub const OCR_PROVIDER_IDS: [&str; 3] = ["provider_one", "provider_two", "provider_three"];
+/// The OCR provider ids of the interface, sorted by id: the order of every list that names them
+/// (`quire plugins`, the start-up line, `/ready`'s map).
+pub const OCR_PROVIDER_IDS: [&str; 3] = ["provider_one", "provider_three", "provider_two"];
 
 /// The plugin crates this build links (one cfg-gated entry per feature), for the start-up check
 /// that each registered something. Kept beside the `use` list in `lib.rs`.
@@ -322,7 +323,11 @@ impl Registry {
 
     /// One line for the start-up log: which converters and OCR providers are ready, and why
     /// the others are not. The flag is true when a converter built into this binary is down.
-    pub fn readiness_summary(&self, config: &PluginConfig) -> (String, bool) {
+    pub fn readiness_summary(
+        &self,
+        converters: &BTreeMap<String, Readiness>,
+        ocr: &BTreeMap<String, Readiness>,
+    ) -> (String, bool) {
         fn list(states: &BTreeMap<String, Readiness>, ready: bool) -> String {
             let items: Vec<String> = states
                 .iter()
@@ -341,18 +346,17 @@ impl Registry {
                 items.join(", ")
             }
         }
-        let converters = self.converter_readiness(config);
         let built_in: Vec<&str> = self.providers.iter().map(|p| p.id).collect();
-        let ocr: BTreeMap<String, Readiness> = self
-            .ocr_readiness(config)
-            .into_iter()
+        let ocr: BTreeMap<String, Readiness> = ocr
+            .iter()
             .filter(|(id, _)| built_in.contains(&id.as_str()))
+            .map(|(id, r)| (id.clone(), r.clone()))
             .collect();
         let down = converters.values().any(|r| !r.ready);
         let line = format!(
             "converters ready: {}; not ready: {}. OCR providers ready: {}; not ready: {}",
-            list(&converters, true),
-            list(&converters, false),
+            list(converters, true),
+            list(converters, false),
             list(&ocr, true),
             list(&ocr, false),
         );

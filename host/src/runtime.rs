@@ -57,6 +57,54 @@ pub fn model_dir(explicit: &Path, runtime_dir: &Path) -> PathBuf {
     runtime_dir.join("models")
 }
 
+/// What to do about a missing runtime file, for the way this quire was installed: the
+/// setting to check when it was given, `scripts/setup.sh` in a source checkout, the archive
+/// to unpack again for an install (where `scripts/setup.sh` does not exist).
+pub fn missing_files_hint(explicit: &Path, dir: &Path) -> String {
+    if !explicit.as_os_str().is_empty() {
+        return format!(
+            "QUIRE_RUNTIME_DIR (quire_runtime_dir) names {}: point it at the folder that holds \
+             lib/libpdfium.so and models/, or unset it to use the files installed with quire.",
+            dir.display()
+        );
+    }
+    if !dir.is_dir() {
+        let looked: Vec<String> = candidates()
+            .iter()
+            .map(|c| c.display().to_string())
+            .collect();
+        return format!(
+            "No runtime folder was found (looked in {}): unpack the release archive again \
+             (bin/ and lib/quire/ side by side), or run scripts/setup.sh in a source checkout.",
+            looked.join(", ")
+        );
+    }
+    if dir.file_name().is_some_and(|n| n == CHECKOUT_DIR) {
+        return "Run scripts/setup.sh in the source checkout to fetch the runtime files."
+            .to_string();
+    }
+    format!(
+        "The installation in {} is incomplete: unpack the release archive again, or set \
+         QUIRE_RUNTIME_DIR to a folder that holds lib/libpdfium.so and models/.",
+        dir.display()
+    )
+}
+
+/// Adds [`missing_files_hint`] to each not-ready detail that names a file in the runtime
+/// folder (the PDF converter's "there is no <dir>/lib/libpdfium.so").
+pub fn explain_missing_files(
+    states: &mut std::collections::BTreeMap<String, quire_plugin_api::Readiness>,
+    explicit: &Path,
+    dir: &Path,
+) {
+    let shown = dir.display().to_string();
+    for r in states.values_mut() {
+        if !r.ready && r.detail.contains(&shown) {
+            r.detail = format!("{} {}", r.detail, missing_files_hint(explicit, dir));
+        }
+    }
+}
+
 fn first_with_runtime_files(candidates: &[PathBuf]) -> Option<PathBuf> {
     candidates
         .iter()
@@ -113,5 +161,28 @@ mod tests {
             .position(|p| p == Path::new("/usr/lib/quire"))
             .unwrap();
         assert!(exe < system && system < cwd, "{c:?}");
+    }
+
+    #[test]
+    fn the_hint_fits_the_install() {
+        let root = tempfile::tempdir().unwrap();
+        let checkout = root.path().join(CHECKOUT_DIR);
+        let install = root.path().join("lib/quire");
+        std::fs::create_dir_all(&checkout).unwrap();
+        std::fs::create_dir_all(&install).unwrap();
+        let none = Path::new("");
+        assert!(missing_files_hint(none, &checkout).contains("scripts/setup.sh"));
+        let archive = missing_files_hint(none, &install);
+        assert!(
+            !archive.contains("setup.sh") && archive.contains("release archive"),
+            "{archive}"
+        );
+        let missing = missing_files_hint(none, &root.path().join("gone"));
+        assert!(missing.contains("release archive") && missing.contains("looked in"));
+        let set = missing_files_hint(&install, &install);
+        assert!(
+            set.contains("QUIRE_RUNTIME_DIR") && !set.contains("setup.sh"),
+            "{set}"
+        );
     }
 }

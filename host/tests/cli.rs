@@ -303,3 +303,316 @@ fn each_request_gets_one_access_log_line_without_secrets() {
     }
     assert!(!log.contains("sekrit"), "a secret reached the log: {log}");
 }
+
+/// A binary laid out as the release archive is (`<root>/bin/quire`, `<root>/lib/quire/`) but
+/// without `libpdfium.so`: the reason names the archive, not a script that is not there.
+#[test]
+fn an_archive_install_without_pdfium_says_to_unpack_again() {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(root.path().join("bin")).unwrap();
+    std::fs::create_dir_all(root.path().join("lib/quire/models")).unwrap();
+    let exe = root.path().join("bin/quire");
+    std::fs::copy(env!("CARGO_BIN_EXE_quire"), &exe).unwrap();
+    let out = Command::new(&exe)
+        .current_dir("/")
+        .env_remove("QUIRE_RUNTIME_DIR")
+        .env_remove("OCR_MODEL_DIR")
+        .env_remove("PDFIUM_LIB_PATH")
+        .env_remove("QUIRE_CONFIG")
+        .args(["plugins", "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pdf = v["converters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "pdf")
+        .unwrap();
+    let detail = pdf["detail"].as_str().unwrap();
+    assert_eq!(pdf["ready"], false, "{v}");
+    assert!(detail.contains("libpdfium.so"), "{detail}");
+    assert!(detail.contains("release archive"), "{detail}");
+    assert!(!detail.contains("setup.sh"), "{detail}");
+    // Pointed elsewhere explicitly: the setting is what to check.
+    let empty = tempfile::tempdir().unwrap();
+    let out = quire_in(Path::new("/"))
+        .env("QUIRE_RUNTIME_DIR", empty.path())
+        .args(["plugins"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("QUIRE_RUNTIME_DIR") && !text.contains("setup.sh"),
+        "{text}"
+    );
+}
+
+#[test]
+fn provider_lists_are_sorted_by_id() {
+    let out = quire_in(Path::new("/"))
+        .args(["plugins", "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for list in ["converters", "ocr_providers"] {
+        let ids: Vec<&str> = v[list]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].as_str().unwrap())
+            .collect();
+        let mut sorted = ids.clone();
+        sorted.sort();
+        assert_eq!(ids, sorted, "{list}");
+    }
+    let out = quire_in(Path::new("/")).arg("plugins").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let at = |id: &str| {
+        text.find(&format!("  {id} "))
+            .unwrap_or_else(|| panic!("{text}"))
+    };
+    assert!(at("provider_one") < at("provider_three"), "{text}");
+    assert!(at("provider_three") < at("provider_two"), "{text}");
+}
+
+/// `quire convert` over `files` (paths relative to `cwd`) with `extra` arguments.
+fn convert_many(cwd: &Path, files: &[&str], extra: &[&str]) -> std::process::Output {
+    quire_in(cwd)
+        .arg("convert")
+        .args(files)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn several_files_are_written_beside_their_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("sub")).unwrap();
+    std::fs::write(d.join("a.txt"), "Alpha text.\n").unwrap();
+    std::fs::write(d.join("sub/b.csv"), "Name,Value\nTea,3\n").unwrap();
+    let out = convert_many(d, &["a.txt", "sub/b.csv"], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "nothing on stdout with several files"
+    );
+    let a = std::fs::read_to_string(d.join("a.md")).unwrap();
+    assert!(a.contains("Alpha text."), "{a}");
+    let b = std::fs::read_to_string(d.join("sub/b.md")).unwrap();
+    assert!(b.contains("| Tea | 3 |"), "{b}");
+    // JSON gets its extension.
+    let out = convert_many(d, &["a.txt", "sub/b.csv"], &["-f", "json"]);
+    assert!(out.status.success());
+    let j: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("sub/b.json")).unwrap()).unwrap();
+    assert!(j.is_object());
+}
+
+#[test]
+fn several_files_go_into_the_output_folder_and_never_over_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("notes.md"), "# Notes\n\nKeep me.\n").unwrap();
+    std::fs::write(d.join("notes.txt"), "Plain notes.\n").unwrap();
+    std::fs::write(d.join("report.html"), "<h1>Report</h1>").unwrap();
+    // Beside the inputs: notes.md would be the input itself and the result of notes.txt too,
+    // so both keep their extension.
+    let out = convert_many(d, &["notes.md", "notes.txt", "report.html"], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(d.join("notes.md")).unwrap(),
+        "# Notes\n\nKeep me.\n",
+        "the input is untouched"
+    );
+    assert!(d.join("notes.md.md").is_file() && d.join("notes.txt.md").is_file());
+    assert!(std::fs::read_to_string(d.join("report.md"))
+        .unwrap()
+        .contains("# Report"));
+    // Into a folder that does not exist yet.
+    let out = convert_many(d, &["notes.txt", "report.html"], &["-o", "out/md"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(d.join("out/md/notes.md").is_file() && d.join("out/md/report.md").is_file());
+    // -o naming a file with several inputs, `-` among several, one input twice: refused
+    // before anything is written (status 2).
+    for (files, extra) in [
+        (vec!["notes.txt", "report.html"], vec!["-o", "notes.md"]),
+        (vec!["notes.txt", "-"], vec![]),
+        (vec!["notes.txt", "./notes.txt"], vec!["-o", "again"]),
+    ] {
+        let out = convert_many(d, &files, &extra);
+        assert_eq!(out.status.code(), Some(2), "{files:?} {extra:?}");
+        assert!(!d.join("again").exists());
+    }
+    assert_eq!(
+        std::fs::read_to_string(d.join("notes.md")).unwrap(),
+        "# Notes\n\nKeep me.\n"
+    );
+}
+
+#[test]
+fn a_failure_among_several_is_named_and_sets_the_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("good.txt"), "Fine.\n").unwrap();
+    std::fs::write(d.join("bad.docx"), b"PK\x03\x04 not really a zip").unwrap();
+    let out = convert_many(d, &["good.txt", "bad.docx", "missing.txt"], &["-o", "out"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "an unreadable input: {stderr}");
+    assert!(
+        d.join("out/good.md").is_file(),
+        "the others are still converted"
+    );
+    assert!(!d.join("out/bad.md").exists());
+    assert!(stderr.contains("bad.docx: "), "{stderr}");
+    assert!(stderr.contains("missing.txt"), "{stderr}");
+    assert!(stderr.contains("2 of 3 files failed"), "{stderr}");
+    let out = convert_many(d, &["good.txt", "bad.docx"], &["-o", "out"]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = convert_many(d, &["good.txt", "good.txt"], &[]);
+    assert_eq!(out.status.code(), Some(2), "one input twice");
+}
+
+#[test]
+fn one_file_into_an_existing_folder_is_named_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("a.txt"), "Into a folder.\n").unwrap();
+    std::fs::create_dir(d.join("out")).unwrap();
+    let out = convert_many(d, &["a.txt"], &["-o", "out"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(std::fs::read_to_string(d.join("out/a.md"))
+        .unwrap()
+        .contains("Into a folder."));
+    let out = convert_many(d, &["a.txt"], &["-o", "./a.txt"]);
+    assert_eq!(out.status.code(), Some(2), "never over its own input");
+    assert_eq!(
+        std::fs::read_to_string(d.join("a.txt")).unwrap(),
+        "Into a folder.\n"
+    );
+}
+
+/// The service's log as an operator reads it: the start-up line names what is ready (sorted),
+/// a rejected upload leaves its line with its status, a failed job and a failed webhook are
+/// at WARN with their reason, and a completed job logs no error.
+#[test]
+fn the_log_tells_readiness_rejections_and_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    let (child, base) = serve_json_logs(dir.path());
+    let boundary = "XyZ";
+    let form = |fields: &[(&str, Option<&str>, &[u8])]| {
+        let mut body = Vec::new();
+        for (name, file, value) in fields {
+            let disposition = match file {
+                Some(f) => format!("name=\"{name}\"; filename=\"{f}\""),
+                None => format!("name=\"{name}\""),
+            };
+            body.extend_from_slice(
+                format!("--{boundary}\r\nContent-Disposition: form-data; {disposition}\r\n\r\n")
+                    .as_bytes(),
+            );
+            body.extend_from_slice(value);
+            body.extend_from_slice(b"\r\n");
+        }
+        body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+        body
+    };
+    let ctype = format!("multipart/form-data; boundary={boundary}");
+    let post = |body: Vec<u8>| http(&base, "POST", "/api/v1/jobs", Some((&ctype, &body)));
+    // 415: a type no converter takes; 422: a field the API does not know.
+    let unsupported = post(form(&[
+        (
+            "file",
+            Some("tool.exe"),
+            b"MZ\x90\x00\x03\x00\x00\x00\x04\x00",
+        ),
+        ("output_format", None, b"md"),
+    ]));
+    assert!(unsupported.contains(" 415 "), "{unsupported}");
+    let unknown = post(form(&[
+        ("file", Some("a.txt"), b"hello"),
+        ("output_format", None, b"md"),
+        ("colour", None, b"blue"),
+    ]));
+    assert!(unknown.contains(" 422 "), "{unknown}");
+    // A job that fails (a damaged DOCX) with a webhook that cannot be delivered (nothing
+    // listens on port 9), and a job that completes.
+    assert!(post(form(&[
+        ("file", Some("broken.docx"), b"PK\x03\x04 not a zip at all"),
+        ("output_format", None, b"md"),
+        ("webhook_url", None, b"http://127.0.0.1:9/hook"),
+    ]))
+    .contains(" 202 "));
+    assert!(post(form(&[
+        ("file", Some("fine.txt"), b"All good."),
+        ("output_format", None, b"md"),
+    ]))
+    .contains(" 202 "));
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<serde_json::Value> = log
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .collect();
+    let find = |message: &str| -> Vec<&serde_json::Value> {
+        lines
+            .iter()
+            .filter(|v| v["message"].as_str().unwrap_or_default().contains(message))
+            .collect()
+    };
+    let start = find("converters ready:");
+    assert_eq!(start.len(), 1, "{log}");
+    let start = start[0]["message"].as_str().unwrap();
+    // Each list (ready, not ready; converters, then OCR providers) is sorted by id.
+    let mut lists = 0;
+    for part in start.split(['.', ';']) {
+        let Some((_, items)) = part.split_once(": ") else {
+            continue;
+        };
+        let ids: Vec<&str> = items
+            .split(", ")
+            .map(|i| i.split(" (").next().unwrap().trim())
+            .collect();
+        let mut sorted = ids.clone();
+        sorted.sort();
+        assert_eq!(ids, sorted, "{start}");
+        lists += 1;
+    }
+    assert_eq!(lists, 4, "{start}");
+    assert!(start.contains("docx, html") && start.contains("OCR providers ready: provider_one"));
+    for status in [415, 422] {
+        assert!(
+            find("request")
+                .iter()
+                .any(|v| v["status"] == status && v["path"] == "/api/v1/jobs"),
+            "no line for the {status}: {log}"
+        );
+    }
+    let failed = find("job failed");
+    assert_eq!(failed.len(), 1, "{log}");
+    assert_eq!(failed[0]["level"], "WARN", "{log}");
+    assert!(failed[0]["error_kind"].is_string(), "{log}");
+    let hook = find("webhook");
+    assert!(
+        !hook.is_empty() && hook.iter().all(|v| v["level"] == "WARN"),
+        "the failed webhook at WARN: {log}"
+    );
+    let finished = find("job finished");
+    assert_eq!(finished.len(), 1, "{log}");
+    assert!(finished[0].get("error").is_none(), "{log}");
+    assert!(finished[0]["converter"] == "text", "{log}");
+}

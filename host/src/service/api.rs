@@ -457,15 +457,10 @@ pub async fn ready(State(shared): State<Arc<Shared>>) -> Response {
         .await
         .unwrap_or(false);
     let registry = shared.registry.clone();
-    let plugin_config = shared.config.plugin_config();
-    let (converters, ocr) = tokio::task::spawn_blocking(move || {
-        (
-            registry.converter_readiness(&plugin_config),
-            registry.ocr_readiness(&plugin_config),
-        )
-    })
-    .await
-    .unwrap_or_default();
+    let config = shared.config.clone();
+    let (converters, ocr) = tokio::task::spawn_blocking(move || config.readiness(&registry))
+        .await
+        .unwrap_or_default();
     let converters_ok = converters.values().all(|r| r.ready);
     let mut problems = Vec::new();
     if !store {

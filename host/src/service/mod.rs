@@ -363,9 +363,8 @@ fn shutdown_signal() -> impl std::future::Future<Output = ()> {
 /// The start-up line naming what is ready; a warning when a built-in converter cannot run.
 fn log_readiness(shared: &Shared) {
     let runtime_dir = shared.config.runtime_dir();
-    let (line, down) = shared
-        .registry
-        .readiness_summary(&shared.config.plugin_config());
+    let (converters, ocr) = shared.config.readiness(&shared.registry);
+    let (line, down) = shared.registry.readiness_summary(&converters, &ocr);
     if down {
         tracing::warn!(runtime_dir = %runtime_dir.display(), "{line}");
     } else {

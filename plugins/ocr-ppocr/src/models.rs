@@ -128,7 +128,8 @@ pub fn check_files(dir: &Path) -> Result<(), String> {
     for f in [DET_FILE, REC_FILE, CLS_FILE] {
         if !dir.join(f).is_file() {
             return Err(format!(
-                "model file {f} is missing from the OCR model directory (run scripts/setup.sh)"
+                "model file {f} is missing from the OCR model directory {}.",
+                dir.display()
             ));
         }
     }

@@ -60,7 +60,7 @@ pub fn lock(library: &Path) -> Result<MutexGuard<'static, Engine>> {
         // document it opened has been dropped during unwinding.
         Ok(m) => Ok(m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())),
         Err(detail) => Err(Error::internal(
-            "The PDF engine (PDFium) is not installed: run scripts/setup.sh",
+            "The PDF engine (PDFium) is not installed or cannot be loaded.",
         )
         .with_detail(detail)),
     }

@@ -67,8 +67,7 @@ fn factory(config: &PluginConfig) -> Result<Box<dyn Converter>> {
     let converter = PdfConverter::new(config);
     if !converter.library.is_file() {
         return Err(quire_plugin_api::Error::internal(format!(
-            "The PDF engine (PDFium) is not installed: there is no {}. Run scripts/setup.sh, \
-             or set QUIRE_RUNTIME_DIR to the folder that holds lib/libpdfium.so.",
+            "The PDF engine (PDFium) is not installed: there is no {}.",
             converter.library.display()
         )));
     }
