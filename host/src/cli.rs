@@ -27,7 +27,7 @@ pub enum Command {
     Serve,
     /// Run workers only, against a shared Redis (`REDIS_URL`) and shared storage.
     Worker,
-    /// Convert one file and write the result to stdout or a file.
+    /// Convert files: one to stdout or -o, several beside their inputs or into -o DIR.
     Convert(ConvertArgs),
     /// List the registered converters and OCR providers with their readiness.
     Plugins {

@@ -217,6 +217,15 @@ fn serve_json_logs(dir: &Path) -> (std::process::Child, String) {
 
 /// One HTTP/1.1 request with `Connection: close`; returns the status line.
 fn http(base: &str, method: &str, target: &str, body: Option<(&str, &[u8])>) -> String {
+    http_full(base, method, target, body)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// One HTTP/1.1 request with `Connection: close`; returns the whole response.
+fn http_full(base: &str, method: &str, target: &str, body: Option<(&str, &[u8])>) -> String {
     use std::io::Write;
     let addr = base.trim_start_matches("http://");
     let mut s = std::net::TcpStream::connect(addr).unwrap();
@@ -235,7 +244,7 @@ fn http(base: &str, method: &str, target: &str, body: Option<(&str, &[u8])>) -> 
     }
     let mut out = String::new();
     s.read_to_string(&mut out).unwrap();
-    out.lines().next().unwrap_or_default().to_string()
+    out
 }
 
 #[test]
@@ -313,15 +322,27 @@ fn an_archive_install_without_pdfium_says_to_unpack_again() {
     std::fs::create_dir_all(root.path().join("lib/quire/models")).unwrap();
     let exe = root.path().join("bin/quire");
     std::fs::copy(env!("CARGO_BIN_EXE_quire"), &exe).unwrap();
-    let out = Command::new(&exe)
-        .current_dir("/")
-        .env_remove("QUIRE_RUNTIME_DIR")
-        .env_remove("OCR_MODEL_DIR")
-        .env_remove("PDFIUM_LIB_PATH")
-        .env_remove("QUIRE_CONFIG")
-        .args(["plugins", "--json"])
-        .output()
-        .unwrap();
+    // A test running beside this one may fork while the copy's write handle is open, which
+    // makes exec fail with ETXTBSY until that child has exec'd: retry briefly.
+    let out = (0..50)
+        .find_map(|_| {
+            match Command::new(&exe)
+                .current_dir("/")
+                .env_remove("QUIRE_RUNTIME_DIR")
+                .env_remove("OCR_MODEL_DIR")
+                .env_remove("PDFIUM_LIB_PATH")
+                .env_remove("QUIRE_CONFIG")
+                .args(["plugins", "--json"])
+                .output()
+            {
+                Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) => {
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                    None
+                }
+                other => Some(other.unwrap()),
+            }
+        })
+        .expect("the copied binary stayed busy");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let pdf = v["converters"]
         .as_array()
@@ -530,7 +551,21 @@ fn the_log_tells_readiness_rejections_and_failures() {
         body
     };
     let ctype = format!("multipart/form-data; boundary={boundary}");
-    let post = |body: Vec<u8>| http(&base, "POST", "/api/v1/jobs", Some((&ctype, &body)));
+    let post_full = |body: Vec<u8>| http_full(&base, "POST", "/api/v1/jobs", Some((&ctype, &body)));
+    let post = |body: Vec<u8>| {
+        post_full(body)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    // The job id in a 202's body.
+    let id_of = |response: String| -> String {
+        assert!(response.starts_with("HTTP/1.1 202"), "{response}");
+        let body = response.split("\r\n\r\n").nth(1).unwrap_or_default();
+        let v: serde_json::Value = serde_json::from_str(body).unwrap();
+        v["id"].as_str().unwrap().to_string()
+    };
     // 415: a type no converter takes; 422: a field the API does not know.
     let unsupported = post(form(&[
         (
@@ -549,18 +584,29 @@ fn the_log_tells_readiness_rejections_and_failures() {
     assert!(unknown.contains(" 422 "), "{unknown}");
     // A job that fails (a damaged DOCX) with a webhook that cannot be delivered (nothing
     // listens on port 9), and a job that completes.
-    assert!(post(form(&[
+    let broken = id_of(post_full(form(&[
         ("file", Some("broken.docx"), b"PK\x03\x04 not a zip at all"),
         ("output_format", None, b"md"),
         ("webhook_url", None, b"http://127.0.0.1:9/hook"),
-    ]))
-    .contains(" 202 "));
-    assert!(post(form(&[
+    ])));
+    let fine = id_of(post_full(form(&[
         ("file", Some("fine.txt"), b"All good."),
         ("output_format", None, b"md"),
-    ]))
-    .contains(" 202 "));
-    std::thread::sleep(std::time::Duration::from_secs(3));
+    ])));
+    // Both jobs final and the webhook's one attempt recorded.
+    let start = std::time::Instant::now();
+    for id in [&broken, &fine] {
+        loop {
+            let job = http_full(&base, "GET", &format!("/api/v1/jobs/{id}"), None);
+            let done = job.contains("\"completed\"") || job.contains("\"failed\"");
+            let hooked = id != &broken || job.contains("\"delivered\"");
+            if done && hooked {
+                break;
+            }
+            assert!(start.elapsed().as_secs() < 60, "{job}");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let out = child.wait_with_output().unwrap();
     let log = String::from_utf8_lossy(&out.stdout);
