@@ -4,7 +4,7 @@
 //! over to the service module.
 
 use crate::config::Config;
-use crate::pipeline::{ConvertControl, ConvertRequest, Engine, OutputFormat};
+use crate::pipeline::{ConvertControl, ConvertRequest, Engine, OutputFormat, RenderRequest};
 use crate::registry::Registry;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
@@ -129,21 +129,60 @@ pub fn convert(args: &ConvertArgs, config: &Config) -> anyhow::Result<i32> {
         progress: Some(&mut bar),
         ..ConvertControl::default()
     };
-    let result = engine.convert(&request, &mut control);
+    let started = std::time::Instant::now();
+    let result = engine.convert_document(&request, &mut control);
     if show_progress {
         eprint!("\r\x1b[K");
     }
+    let converted = match result {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("quire: {}", e.message());
+            return Ok(1);
+        }
+    };
+    let render = RenderRequest {
+        file_name: &file_name,
+        format,
+        ocr_provider: args.ocr.then_some(args.ocr_provider.as_str()),
+        input_bytes: bytes.len(),
+    };
+    // The document holds all that rendering needs: the input goes before the output is
+    // written, which streams to its destination instead of being built whole.
+    drop(bytes);
+    let result = match &args.output {
+        Some(path) => {
+            let mut out = match std::fs::File::create(path) {
+                Ok(f) => Recording::new(std::io::BufWriter::with_capacity(1 << 16, f)),
+                Err(e) => {
+                    eprintln!("quire: cannot write {}: {e}", path.display());
+                    return Ok(1);
+                }
+            };
+            let result = engine.render_to(&converted, &render, started, &mut out);
+            let flushed = out.flush();
+            if let Some(e) = out.error.take().or(flushed.err()) {
+                eprintln!("quire: cannot write {}: {e}", path.display());
+                let _ = std::fs::remove_file(path);
+                return Ok(1);
+            }
+            if result.is_err() {
+                let _ = std::fs::remove_file(path);
+            }
+            result
+        }
+        None => {
+            let mut out = Recording::new(std::io::stdout().lock());
+            let result = engine.render_to(&converted, &render, started, &mut out);
+            out.flush()?;
+            if let Some(e) = out.error.take() {
+                return Err(e.into());
+            }
+            result
+        }
+    };
     match result {
         Ok(outcome) => {
-            match &args.output {
-                Some(path) => {
-                    if let Err(e) = std::fs::write(path, &outcome.output) {
-                        eprintln!("quire: cannot write {}: {e}", path.display());
-                        return Ok(1);
-                    }
-                }
-                None => std::io::stdout().write_all(&outcome.output)?,
-            }
             if let Some(w) = outcome.metadata.get("warnings").and_then(|w| w.as_array()) {
                 for warning in w {
                     eprintln!("quire: warning: {}", warning.as_str().unwrap_or_default());
@@ -155,6 +194,31 @@ pub fn convert(args: &ConvertArgs, config: &Config) -> anyhow::Result<i32> {
             eprintln!("quire: {}", e.message());
             Ok(1)
         }
+    }
+}
+
+/// A writer that keeps the first I/O error it met, so the caller can report it as such.
+struct Recording<W: Write> {
+    inner: W,
+    error: Option<std::io::Error>,
+}
+
+impl<W: Write> Recording<W> {
+    fn new(inner: W) -> Self {
+        Recording { inner, error: None }
+    }
+}
+
+impl<W: Write> Write for Recording<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.inner.write(buf).inspect_err(|e| {
+            self.error
+                .get_or_insert_with(|| std::io::Error::new(e.kind(), e.to_string()));
+        })
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
     }
 }
 
