@@ -4,7 +4,7 @@
 //! over to the service module.
 
 use crate::config::Config;
-use crate::pipeline::{ConvertControl, ConvertRequest, Engine, OutputFormat};
+use crate::pipeline::{ConvertControl, ConvertRequest, Engine, OutputFormat, RenderRequest};
 use crate::registry::Registry;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
@@ -221,9 +221,13 @@ fn plan(args: &ConvertArgs, ext: &str) -> Result<Vec<Dest>, UsageError> {
     Ok(dests.into_iter().map(Dest::File).collect())
 }
 
-/// Writes through a temporary file in the same folder and renames it, so a failed write never
-/// leaves a truncated result where an earlier good one was.
-fn write_result(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Streams a result through a temporary file in the same folder and renames it into place
+/// once `render` succeeded, so a failed conversion or write never leaves a truncated result
+/// where an earlier good one was. The outer error is an I/O failure of the file itself.
+fn write_result<T, E>(
+    path: &Path,
+    render: impl FnOnce(&mut dyn Write) -> Result<T, E>,
+) -> std::io::Result<Result<T, E>> {
     let folder = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -233,8 +237,20 @@ fn write_result(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = folder.join(format!(".{name}.{}.tmp", std::process::id()));
-    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
-    if written.is_err() {
+    let written = (|| {
+        let file = std::fs::File::create(&tmp)?;
+        let mut out = Recording::new(std::io::BufWriter::with_capacity(1 << 16, file));
+        let result = render(&mut out);
+        let flushed = out.flush();
+        if let Some(e) = out.error.take().or(flushed.err()) {
+            return Err(e);
+        }
+        if result.is_ok() {
+            std::fs::rename(&tmp, path)?;
+        }
+        Ok(result)
+    })();
+    if !matches!(written, Ok(Ok(_))) {
         let _ = std::fs::remove_file(&tmp);
     }
     written
@@ -348,29 +364,58 @@ fn convert_one(
         progress: Some(&mut bar),
         ..ConvertControl::default()
     };
-    let result = engine.convert(&request, &mut control);
+    let started = std::time::Instant::now();
+    let result = engine.convert_document(&request, &mut control);
     if show_progress {
         eprint!("\r\x1b[K");
     }
-    match result {
-        Ok(outcome) => {
-            match dest {
-                Dest::File(path) => {
-                    if let Err(e) = write_result(path, &outcome.output) {
-                        eprintln!("{prefix}cannot write {}: {e}", path.display());
-                        return 1;
-                    }
-                    if several && show_progress {
+    let converted = match result {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{prefix}{}", e.message());
+            return 1;
+        }
+    };
+    let render = RenderRequest {
+        file_name: &file_name,
+        format,
+        ocr_provider: args.ocr.then_some(args.ocr_provider.as_str()),
+        input_bytes: bytes.len(),
+    };
+    // The document holds all that rendering needs: the input goes before the output is
+    // written, which streams to its destination instead of being built whole.
+    drop(bytes);
+    let result = match dest {
+        Dest::File(path) => {
+            let written = write_result(path, |out| {
+                engine.render_to(&converted, &render, started, out)
+            });
+            match written {
+                Ok(result) => {
+                    if result.is_ok() && several && show_progress {
                         eprintln!("quire: {what} -> {}", path.display());
                     }
+                    result
                 }
-                Dest::Stdout => {
-                    if let Err(e) = std::io::stdout().write_all(&outcome.output) {
-                        eprintln!("quire: cannot write to standard output: {e}");
-                        return 1;
-                    }
+                Err(e) => {
+                    eprintln!("{prefix}cannot write {}: {e}", path.display());
+                    return 1;
                 }
             }
+        }
+        Dest::Stdout => {
+            let mut out = Recording::new(std::io::stdout().lock());
+            let result = engine.render_to(&converted, &render, started, &mut out);
+            let flushed = out.flush();
+            if let Some(e) = out.error.take().or(flushed.err()) {
+                eprintln!("quire: cannot write to standard output: {e}");
+                return 1;
+            }
+            result
+        }
+    };
+    match result {
+        Ok(outcome) => {
             if let Some(w) = outcome.metadata.get("warnings").and_then(|w| w.as_array()) {
                 for warning in w {
                     eprintln!("{prefix}warning: {}", warning.as_str().unwrap_or_default());
@@ -382,6 +427,31 @@ fn convert_one(
             eprintln!("{prefix}{}", e.message());
             1
         }
+    }
+}
+
+/// A writer that keeps the first I/O error it met, so the caller can report it as such.
+struct Recording<W: Write> {
+    inner: W,
+    error: Option<std::io::Error>,
+}
+
+impl<W: Write> Recording<W> {
+    fn new(inner: W) -> Self {
+        Recording { inner, error: None }
+    }
+}
+
+impl<W: Write> Write for Recording<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.inner.write(buf).inspect_err(|e| {
+            self.error
+                .get_or_insert_with(|| std::io::Error::new(e.kind(), e.to_string()));
+        })
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
     }
 }
 

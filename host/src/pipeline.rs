@@ -16,6 +16,7 @@ use quire_plugin_api::{
 };
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
+use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
@@ -253,25 +254,67 @@ impl Engine {
         req: &ConvertRequest<'_>,
         control: &mut ConvertControl<'_>,
     ) -> Result<ConvertOutcome> {
+        let mut output = Vec::new();
+        let mut outcome = self.convert_to(req, control, &mut output)?;
+        outcome.output = output;
+        Ok(outcome)
+    }
+
+    /// Runs the whole pipeline and writes the output to `sink` as it is rendered, never
+    /// holding all of it (the returned outcome's `output` is empty). On an error, part of the
+    /// output may have been written already.
+    pub fn convert_to(
+        &self,
+        req: &ConvertRequest<'_>,
+        control: &mut ConvertControl<'_>,
+        sink: &mut dyn Write,
+    ) -> Result<ConvertOutcome> {
         let started = Instant::now();
         let converted = self.convert_document(req, control)?;
-        let output = render::render(&converted.document, req.file_name, req.format, &self.render);
-        if output.len() as u64 > self.limits.max_output_bytes {
+        self.render_to(&converted, &RenderRequest::of(req), started, sink)
+    }
+
+    /// Renders a converted document to `sink` (the second half of [`Engine::convert_to`], for
+    /// a caller that frees the input between the two). Output beyond the limit is counted but
+    /// not written, and the conversion then fails.
+    pub fn render_to(
+        &self,
+        converted: &Converted,
+        req: &RenderRequest<'_>,
+        started: Instant,
+        sink: &mut dyn Write,
+    ) -> Result<ConvertOutcome> {
+        let mut out = Limited {
+            inner: sink,
+            written: 0,
+            limit: self.limits.max_output_bytes,
+        };
+        render::render_to(
+            &converted.document,
+            req.file_name,
+            req.format,
+            &self.render,
+            &mut out,
+        )
+        .map_err(|e| {
+            Error::internal("The converted output could not be written.").with_detail(e)
+        })?;
+        if out.written > self.limits.max_output_bytes {
             return Err(Error::limit(format!(
                 "The converted output would be {} MB, over the limit of {} MB.",
-                output.len() >> 20,
+                out.written >> 20,
                 self.limits.max_output_bytes >> 20
             )));
         }
-        let mut metadata = run_metadata(&converted, req);
-        metadata.insert("input_bytes".into(), json!(req.bytes.len()));
-        metadata.insert("output_bytes".into(), json!(output.len()));
+        let mut metadata = run_metadata(converted, req.ocr_provider);
+        metadata.insert("input_bytes".into(), json!(req.input_bytes));
+        metadata.insert("output_bytes".into(), json!(out.written));
         metadata.insert(
             "duration_ms".into(),
             json!(started.elapsed().as_millis() as u64),
         );
         Ok(ConvertOutcome {
-            output,
+            output: Vec::new(),
             content_type: req.format.content_type(),
             converter_id: converted.converter_id,
             mime: converted.detected.mime,
@@ -280,7 +323,54 @@ impl Engine {
     }
 }
 
-fn run_metadata(c: &Converted, req: &ConvertRequest<'_>) -> Map<String, Value> {
+/// What rendering needs to know of the request (the input itself may be gone by then).
+#[derive(Debug, Clone, Copy)]
+pub struct RenderRequest<'a> {
+    pub file_name: &'a str,
+    pub format: OutputFormat,
+    pub ocr_provider: Option<&'a str>,
+    pub input_bytes: usize,
+}
+
+impl<'a> RenderRequest<'a> {
+    pub fn of(req: &ConvertRequest<'a>) -> RenderRequest<'a> {
+        RenderRequest {
+            file_name: req.file_name,
+            format: req.format,
+            ocr_provider: req.ocr_provider,
+            input_bytes: req.bytes.len(),
+        }
+    }
+}
+
+/// A writer that passes at most `limit` bytes on and counts all of them.
+struct Limited<'a> {
+    inner: &'a mut dyn Write,
+    written: u64,
+    limit: u64,
+}
+
+impl Write for Limited<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.write_all(buf)?;
+        Ok(buf.len())
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        let total = self.written + buf.len() as u64;
+        if total <= self.limit {
+            self.inner.write_all(buf)?;
+        }
+        self.written = total;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+fn run_metadata(c: &Converted, ocr_provider: Option<&str>) -> Map<String, Value> {
     use quire_plugin_api::DocumentKind as K;
     let mut m = Map::new();
     m.insert("detected_mime".into(), json!(c.detected.mime));
@@ -293,7 +383,7 @@ fn run_metadata(c: &Converted, req: &ConvertRequest<'_>) -> Map<String, Value> {
         K::Flowing | K::StructuredData => "sections",
     };
     m.insert(count_key.into(), json!(c.document.parts.len()));
-    if let Some(id) = req.ocr_provider {
+    if let Some(id) = ocr_provider {
         m.insert("ocr_provider".into(), json!(id));
         m.insert("ocr_images".into(), json!(c.ocr_images));
     }

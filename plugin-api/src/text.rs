@@ -19,10 +19,36 @@ pub struct Decoded {
 /// label if given (`charset=` from HTML or XML), then statistical detection of legacy 8-bit
 /// encodings. A leading BOM is removed.
 pub fn decode(bytes: &[u8], declared: Option<&str>) -> Decoded {
+    let d = decode_cow(bytes, declared);
+    Decoded {
+        text: d.text.into_owned(),
+        encoding: d.encoding,
+        had_errors: d.had_errors,
+    }
+}
+
+/// Text decoded from bytes, borrowing them when they were valid UTF-8 already.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodedCow<'a> {
+    pub text: std::borrow::Cow<'a, str>,
+    /// WHATWG name of the encoding, as in [`Decoded`].
+    pub encoding: &'static str,
+    pub had_errors: bool,
+}
+
+/// [`decode`] without a copy when the bytes are valid UTF-8 (with or without a BOM): the
+/// text then borrows `bytes`, which for a large text file saves a copy of the whole input.
+pub fn decode_cow<'a>(bytes: &'a [u8], declared: Option<&str>) -> DecodedCow<'a> {
+    use std::borrow::Cow;
+    let owned = |d: Decoded| DecodedCow {
+        text: Cow::Owned(d.text),
+        encoding: d.encoding,
+        had_errors: d.had_errors,
+    };
     if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
         let (text, had_errors) = enc.decode_without_bom_handling(&bytes[bom_len..]);
-        return Decoded {
-            text: text.into_owned(),
+        return DecodedCow {
+            text,
             encoding: enc.name(),
             had_errors,
         };
@@ -31,23 +57,28 @@ pub fn decode(bytes: &[u8], declared: Option<&str>) -> Decoded {
     // NUL bytes are legal there), just not the text.
     if let Some(wide) = wide_encoding(bytes) {
         let (text, had_errors) = wide.decode(bytes);
-        return Decoded {
-            text,
+        return DecodedCow {
+            text: Cow::Owned(text),
             encoding: wide.name(),
             had_errors,
         };
     }
     // ISO-2022 text is 7-bit, so valid UTF-8 too: its escape sequences say what it is.
     if let Some(decoded) = iso_2022(bytes) {
-        return decoded;
+        return owned(decoded);
     }
     if let Ok(s) = std::str::from_utf8(bytes) {
-        return Decoded {
-            text: s.to_owned(),
+        return DecodedCow {
+            text: Cow::Borrowed(s),
             encoding: "UTF-8",
             had_errors: false,
         };
     }
+    owned(decode_legacy(bytes, declared))
+}
+
+/// The last resort of [`decode`]: a declared label, else statistical detection.
+fn decode_legacy(bytes: &[u8], declared: Option<&str>) -> Decoded {
     let declared = declared.map(|label| label.trim().to_ascii_lowercase());
     if let Some(legacy) = declared.as_deref().and_then(legacy::for_label) {
         return legacy.decode(bytes);
@@ -298,6 +329,26 @@ pub fn fold_whitespace(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn utf8_input_is_borrowed_not_copied() {
+        use std::borrow::Cow;
+        for bytes in [
+            &b"plain text"[..],
+            b"\xef\xbb\xbfwith a BOM",
+            "caf\u{e9}".as_bytes(),
+        ] {
+            let d = decode_cow(bytes, None);
+            assert!(matches!(d.text, Cow::Borrowed(_)), "{bytes:?}");
+            assert_eq!(d.text, decode(bytes, None).text);
+        }
+        // Legacy bytes are decoded into a new string, the same as `decode` gives.
+        let latin1 = b"caf\xe9 cr\xe8me br\xfbl\xe9e";
+        let d = decode_cow(latin1, None);
+        assert!(matches!(d.text, Cow::Owned(_)));
+        assert_eq!(d.text, decode(latin1, None).text);
+        assert_eq!(d.encoding, decode(latin1, None).encoding);
+    }
 
     #[test]
     fn decodes_boms_utf8_and_legacy() {

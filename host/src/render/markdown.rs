@@ -10,23 +10,51 @@ use base64::Engine as _;
 use quire_plugin_api::{
     Block, Cell, Document, DocumentKind, Grid, Image, Inline, List, Part, PartKind, Style, Table,
 };
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// Renders a whole document.
 pub fn document(doc: &Document, images: ImageMode) -> String {
     let mut w = Writer::new(images);
-    if doc.kind == DocumentKind::Image {
-        w.image_properties(doc);
-    }
-    for part in &doc.parts {
-        w.part(doc.kind, part);
-    }
-    let mut out = w.out;
-    let trimmed = out.trim_end().len();
-    out.truncate(trimmed);
-    out.push('\n');
-    out
+    w.document(doc);
+    w.out
 }
+
+/// Renders a whole document into `sink` as it goes, byte for byte what [`document`] returns,
+/// without holding the whole text: finished output is handed over about every
+/// [`STREAM_CHUNK`] bytes (between top-level blocks, table rows, and within long paragraphs).
+pub fn write_document(
+    doc: &Document,
+    images: ImageMode,
+    sink: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    write_document_in(doc, images, sink, STREAM_CHUNK)
+}
+
+fn write_document_in(
+    doc: &Document,
+    images: ImageMode,
+    sink: &mut dyn std::io::Write,
+    chunk: usize,
+) -> std::io::Result<()> {
+    let mut w = Writer::new(images);
+    w.stream.sink = Some(sink);
+    w.stream.chunk = chunk;
+    w.document(doc);
+    if let Some(e) = w.stream.error.take() {
+        return Err(e);
+    }
+    if let Some(sink) = w.stream.sink.as_mut() {
+        sink.write_all(w.out.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Output gathered before it goes to the sink of [`write_document`].
+pub const STREAM_CHUNK: usize = 1 << 20;
+
+/// Whitespace a paragraph is trimmed of at both ends.
+const PARAGRAPH_TRIM: [char; 3] = [' ', '\n', '\t'];
 
 /// Renders blocks alone (a page's or a section's text for JSON output).
 pub fn blocks(blocks: &[Block], images: ImageMode) -> String {
@@ -41,13 +69,70 @@ pub fn blocks(blocks: &[Block], images: ImageMode) -> String {
 pub fn inlines(content: &[Inline], images: ImageMode) -> String {
     let mut w = Writer::new(images);
     let mut s = String::new();
-    w.inlines(content, &mut s, Context::Heading);
+    w.inlines(content, &mut s, Context::Heading, false);
     s
 }
 
-struct Writer {
+struct Writer<'w> {
     out: String,
     images: ImageMode,
+    stream: Stream<'w>,
+}
+
+/// Where finished top-level output goes while a document is written ([`write_document`]).
+///
+/// Only the top-level buffer is ever handed over, and only text that cannot change any more:
+/// trailing whitespace stays behind (the document's and the open paragraph's ends are
+/// trimmed), and so does an open paragraph until its leading whitespace is known and removed.
+#[derive(Default)]
+struct Stream<'w> {
+    sink: Option<&'w mut dyn std::io::Write>,
+    error: Option<std::io::Error>,
+    paragraph: Paragraph,
+    /// Bytes gathered before they are handed over.
+    chunk: usize,
+}
+
+/// The top-level paragraph being written straight into the buffer, if any.
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
+enum Paragraph {
+    #[default]
+    None,
+    /// Starts at this byte of the buffer; nothing of it handed over yet.
+    Open(usize),
+    /// Leading whitespace removed and some of it handed over.
+    Started,
+}
+
+impl Stream<'_> {
+    /// Hands `out` (the top-level buffer) to the sink once it holds `chunk` bytes.
+    fn drain(&mut self, out: &mut String) {
+        if out.len() < self.chunk {
+            return;
+        }
+        let Some(sink) = self.sink.as_mut() else {
+            return;
+        };
+        if let Paragraph::Open(p) = self.paragraph {
+            let body = &out[p..];
+            let lead = body.len() - body.trim_start_matches(PARAGRAPH_TRIM).len();
+            if lead == body.len() {
+                // Only whitespace so far: it may all disappear, so it stays.
+                return;
+            }
+            out.drain(p..p + lead);
+            self.paragraph = Paragraph::Started;
+        }
+        let done = out.trim_end().len();
+        if done == 0 {
+            return;
+        }
+        if let Err(e) = sink.write_all(&out.as_bytes()[..done]) {
+            self.error = Some(e);
+            self.sink = None;
+        }
+        out.drain(..done);
+    }
 }
 
 /// Where inline content is written: decides what a line break and a `|` become.
@@ -58,12 +143,25 @@ pub(crate) enum Context {
     TableCell,
 }
 
-impl Writer {
-    fn new(images: ImageMode) -> Writer {
+impl<'w> Writer<'w> {
+    fn new(images: ImageMode) -> Writer<'w> {
         Writer {
             out: String::new(),
             images,
+            stream: Stream::default(),
         }
+    }
+
+    fn document(&mut self, doc: &Document) {
+        if doc.kind == DocumentKind::Image {
+            self.image_properties(doc);
+        }
+        for part in &doc.parts {
+            self.part(doc.kind, part);
+        }
+        let trimmed = self.out.trim_end().len();
+        self.out.truncate(trimmed);
+        self.out.push('\n');
     }
 
     /// A picture has no text of its own: its properties (title, author, description, dates,
@@ -136,6 +234,9 @@ impl Writer {
     fn blocks(&mut self, blocks: &[Block], indent: &str) {
         for block in blocks {
             self.block(block, indent);
+            if indent.is_empty() {
+                self.stream.drain(&mut self.out);
+            }
         }
     }
 
@@ -157,7 +258,7 @@ impl Writer {
         match block {
             Block::Heading { level, content } => {
                 let mut s = String::new();
-                self.inlines(content, &mut s, Context::Heading);
+                self.inlines(content, &mut s, Context::Heading, false);
                 if s.trim().is_empty() {
                     return;
                 }
@@ -165,9 +266,10 @@ impl Writer {
                 let line = format!("{} {}", "#".repeat(level), s.trim());
                 self.push_lines(&line, indent);
             }
+            Block::Paragraph(content) if indent.is_empty() => self.top_paragraph(content),
             Block::Paragraph(content) => {
                 let mut s = String::new();
-                self.inlines(content, &mut s, Context::Paragraph);
+                self.inlines(content, &mut s, Context::Paragraph, false);
                 let s = s.trim_matches(|c: char| c == ' ' || c == '\n' || c == '\t');
                 if s.is_empty() {
                     return;
@@ -183,7 +285,8 @@ impl Writer {
             }
             Block::Grid(grid) => {
                 if indent.is_empty() {
-                    grid_table(grid, &mut self.out);
+                    let stream = &mut self.stream;
+                    grid_table_with(grid, &mut self.out, &mut |out| stream.drain(out));
                     self.out.push('\n');
                 } else {
                     let mut s = String::new();
@@ -323,7 +426,7 @@ impl Writer {
                     .map(|c| match row.get(c).copied().flatten() {
                         Some(cell) => {
                             let mut s = String::new();
-                            self.inlines(&cell.content, &mut s, Context::TableCell);
+                            self.inlines(&cell.content, &mut s, Context::TableCell, false);
                             s.trim().to_owned()
                         }
                         None => String::new(),
@@ -370,15 +473,72 @@ impl Writer {
         }
     }
 
-    fn inlines(&mut self, content: &[Inline], s: &mut String, ctx: Context) {
-        let merged = merge_runs(content);
-        let line_start = s.is_empty();
-        for (i, inline) in merged.iter().enumerate() {
-            match inline {
-                Inline::Text { text, style } => {
-                    let at_start = line_start && i == 0 || s.ends_with('\n');
-                    write_styled(s, text, *style, ctx, at_start)
+    /// A paragraph at the top level, written straight into the buffer (which the stream may
+    /// hand over while it grows): the same text as a paragraph rendered on its own, trimmed,
+    /// then followed by a blank line.
+    fn top_paragraph(&mut self, content: &[Inline]) {
+        let mut out = std::mem::take(&mut self.out);
+        let start = out.len();
+        let len = content.iter().map(inline_len).sum::<usize>() + 2;
+        out.reserve(if self.stream.sink.is_some() {
+            len.min(2 * STREAM_CHUNK)
+        } else {
+            len
+        });
+        self.stream.paragraph = Paragraph::Open(start);
+        self.inlines(content, &mut out, Context::Paragraph, true);
+        match std::mem::take(&mut self.stream.paragraph) {
+            Paragraph::Open(p) => {
+                let body = &out[p..];
+                let lead = body.len() - body.trim_start_matches(PARAGRAPH_TRIM).len();
+                let kept = body.trim_matches(PARAGRAPH_TRIM).len();
+                if kept == 0 {
+                    out.truncate(p);
+                    self.out = out;
+                    return;
                 }
+                out.truncate(p + lead + kept);
+                out.drain(p..p + lead);
+            }
+            Paragraph::Started | Paragraph::None => {
+                let end = out.trim_end_matches(PARAGRAPH_TRIM).len();
+                out.truncate(end);
+            }
+        }
+        out.push_str("\n\n");
+        self.out = out;
+    }
+
+    /// Writes inline content to `s`. `top`: `s` is the top-level buffer with a paragraph open
+    /// in it (see [`Writer::top_paragraph`]), which the stream may drain as it grows.
+    fn inlines(&mut self, content: &[Inline], s: &mut String, ctx: Context, top: bool) {
+        let merged = merge_runs(content);
+        // Whether the text written so far is empty: in top mode, the open paragraph's part of
+        // the buffer (once some of it was handed over, it is not).
+        let empty = |s: &String, stream: &Stream<'_>| match stream.paragraph {
+            Paragraph::Open(p) if top => s.len() == p,
+            _ if top => false,
+            _ => s.is_empty(),
+        };
+        let line_start = empty(s, &self.stream);
+        for (i, run) in merged.iter().enumerate() {
+            let inline = match run {
+                Run::Text(text, style) => {
+                    let at_start =
+                        line_start && i == 0 || !empty(s, &self.stream) && s.ends_with('\n');
+                    if top {
+                        let stream = &mut self.stream;
+                        write_styled(s, text, *style, ctx, at_start, &mut |o| stream.drain(o));
+                        stream.drain(s);
+                    } else {
+                        write_styled(s, text, *style, ctx, at_start, &mut |_| {});
+                    }
+                    continue;
+                }
+                Run::Other(inline) => inline,
+            };
+            match inline {
+                Inline::Text { .. } => {}
                 Inline::Code(code) => {
                     let code = code.replace('\n', " ");
                     let ticks = "`".repeat(longest_run(&code, '`') + 1);
@@ -400,7 +560,7 @@ impl Writer {
                     content,
                 } => {
                     let mut text = String::new();
-                    self.inlines(content, &mut text, ctx);
+                    self.inlines(content, &mut text, ctx, false);
                     let text = text.trim();
                     if href.trim().is_empty() {
                         s.push_str(text);
@@ -427,40 +587,70 @@ impl Writer {
                     let _ = write!(s, "[^{}]", note_label(label));
                 }
             }
+            if top {
+                self.stream.drain(s);
+            }
         }
     }
 }
 
-/// Joins adjacent text runs that share a style, so emphasis markers wrap whole phrases.
-fn merge_runs(content: &[Inline]) -> Vec<Inline> {
-    let mut out: Vec<Inline> = Vec::with_capacity(content.len());
+/// Bytes of text in inline content, to size the buffer a paragraph is written into.
+fn inline_len(inline: &Inline) -> usize {
+    match inline {
+        Inline::Text { text, .. } | Inline::Code(text) | Inline::NoteRef(text) => text.len(),
+        Inline::Link { content, .. } => content.iter().map(inline_len).sum::<usize>() + 8,
+        Inline::Break => 3,
+        Inline::Image(_) => 0,
+    }
+}
+
+/// A text run after [`merge_runs`], or any other inline as it was.
+enum Run<'a> {
+    Text(Cow<'a, str>, Style),
+    Other(&'a Inline),
+}
+
+/// Joins adjacent text runs that share a style, so emphasis markers wrap whole phrases. Runs
+/// borrow the document's text unless they were joined.
+fn merge_runs(content: &[Inline]) -> Vec<Run<'_>> {
+    let mut out: Vec<Run<'_>> = Vec::with_capacity(content.len());
     for inline in content {
-        if let (
-            Some(Inline::Text {
-                text: prev,
-                style: ps,
-            }),
-            Inline::Text { text, style },
-        ) = (out.last_mut(), inline)
-        {
+        let Inline::Text { text, style } = inline else {
+            out.push(Run::Other(inline));
+            continue;
+        };
+        if let Some(Run::Text(prev, ps)) = out.last_mut() {
             if ps == style || text.trim().is_empty() && !text.contains('\n') {
-                prev.push_str(text);
+                prev.to_mut().push_str(text);
                 continue;
             }
         }
-        out.push(inline.clone());
+        out.push(Run::Text(Cow::Borrowed(text), *style));
     }
     out
 }
 
-fn write_styled(s: &mut String, text: &str, style: Style, ctx: Context, at_line_start: bool) {
+/// Writes a text run; `hook` gets `s` now and then while a long plain run is escaped.
+fn write_styled(
+    s: &mut String,
+    text: &str,
+    style: Style,
+    ctx: Context,
+    at_line_start: bool,
+    hook: &mut dyn FnMut(&mut String),
+) {
     let text = match ctx {
-        Context::Paragraph => text.to_owned(),
-        _ => text.replace(['\n', '\r'], " "),
+        Context::Paragraph => Cow::Borrowed(text),
+        _ => Cow::Owned(text.replace(['\n', '\r'], " ")),
     };
     // Only a paragraph line can turn into a heading, list, quote or rule.
-    let escaped = escape_text(&text, ctx, at_line_start && ctx == Context::Paragraph);
-    if style == Style::PLAIN || escaped.trim().is_empty() {
+    let at_line_start = at_line_start && ctx == Context::Paragraph;
+    if style == Style::PLAIN {
+        escape_into(s, &text, ctx, at_line_start, hook);
+        return;
+    }
+    let escaped = escape_text(&text, ctx, at_line_start);
+    if escaped.trim().is_empty() {
         s.push_str(&escaped);
         return;
     }
@@ -490,25 +680,48 @@ fn write_styled(s: &mut String, text: &str, style: Style, ctx: Context, at_line_
 /// Escapes text so Markdown reads it back as the same characters.
 pub(crate) fn escape_text(text: &str, ctx: Context, at_line_start: bool) -> String {
     let mut out = String::with_capacity(text.len() + 8);
-    let chars: Vec<char> = text.chars().collect();
+    escape_into(&mut out, text, ctx, at_line_start, &mut |_| {});
+    out
+}
+
+/// Characters between two calls of [`escape_into`]'s hook.
+const HOOK_EVERY: usize = 1 << 14;
+
+/// [`escape_text`] appending to `out`, calling `hook(out)` every [`HOOK_EVERY`] characters
+/// (a streaming writer hands finished output over there).
+fn escape_into(
+    out: &mut String,
+    text: &str,
+    ctx: Context,
+    at_line_start: bool,
+    hook: &mut dyn FnMut(&mut String),
+) {
     let mut line_start = at_line_start;
+    let mut prev = ' ';
     let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
+    let mut count = 0usize;
+    while let Some(c) = text[i..].chars().next() {
+        count += 1;
+        if count.is_multiple_of(HOOK_EVERY) {
+            hook(out);
+        }
+        let rest = &text[i..];
         if line_start {
             if c == ' ' || c == '\t' {
                 // Leading spaces would start an indented code block or shift list levels.
+                prev = c;
                 i += 1;
                 continue;
             }
             line_start = false;
-            if let Some(skip) = escape_line_start(&chars[i..], &mut out) {
+            if let Some(skip) = escape_line_start(rest, out) {
+                prev = rest[..skip].chars().next_back().unwrap_or(' ');
                 i += skip;
                 continue;
             }
         }
-        let prev = if i > 0 { chars[i - 1] } else { ' ' };
-        let next = chars.get(i + 1).copied().unwrap_or(' ');
+        let len = c.len_utf8();
+        let next = rest[len..].chars().next().unwrap_or(' ');
         match c {
             '\\' if next.is_ascii_punctuation() => out.push_str("\\\\"),
             '*' | '`' => {
@@ -522,7 +735,7 @@ pub(crate) fn escape_text(text: &str, ctx: Context, at_line_start: bool) -> Stri
             '<' if next.is_ascii_alphabetic() || matches!(next, '/' | '!' | '?') => {
                 out.push_str("\\<")
             }
-            '&' if is_entity(&chars[i..]) => out.push_str("\\&"),
+            '&' if is_entity(rest) => out.push_str("\\&"),
             '|' if ctx == Context::TableCell => out.push_str("\\|"),
             '\n' => {
                 out.push('\n');
@@ -531,9 +744,9 @@ pub(crate) fn escape_text(text: &str, ctx: Context, at_line_start: bool) -> Stri
             '\r' => {}
             _ => out.push(c),
         }
-        i += 1;
+        prev = c;
+        i += len;
     }
-    out
 }
 
 fn escape_line(text: &str, ctx: Context) -> String {
@@ -541,14 +754,15 @@ fn escape_line(text: &str, ctx: Context) -> String {
 }
 
 /// Escapes what would make a line a heading, list item, quote, fence or rule. Returns how
-/// many characters it consumed when it wrote them itself.
-fn escape_line_start(rest: &[char], out: &mut String) -> Option<usize> {
-    let first = rest[0];
-    let second = rest.get(1).copied();
+/// many bytes of `rest` it consumed when it wrote them itself.
+fn escape_line_start(rest: &str, out: &mut String) -> Option<usize> {
+    let mut chars = rest.chars();
+    let first = chars.next()?;
+    let second = chars.next();
     match first {
         '#' => {
-            let hashes = rest.iter().take_while(|&&c| c == '#').count();
-            if hashes <= 6 && matches!(rest.get(hashes), None | Some(' ') | Some('\t')) {
+            let hashes = rest.bytes().take_while(|&b| b == b'#').count();
+            if hashes <= 6 && matches!(rest[hashes..].chars().next(), None | Some(' ' | '\t')) {
                 out.push_str("\\#");
                 return Some(1);
             }
@@ -559,11 +773,12 @@ fn escape_line_start(rest: &[char], out: &mut String) -> Option<usize> {
             Some(1)
         }
         '-' | '+' | '=' => {
-            let all_same = rest
-                .iter()
-                .take_while(|&&c| c != '\n')
-                .all(|&c| c == first || c == ' ');
-            if matches!(second, None | Some(' ') | Some('\t')) || all_same {
+            if matches!(second, None | Some(' ' | '\t'))
+                || rest
+                    .chars()
+                    .take_while(|&c| c != '\n')
+                    .all(|c| c == first || c == ' ')
+            {
                 out.push('\\');
                 out.push(first);
                 return Some(1);
@@ -571,11 +786,12 @@ fn escape_line_start(rest: &[char], out: &mut String) -> Option<usize> {
             None
         }
         '0'..='9' => {
-            let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
             if digits <= 9 {
-                if let Some(&p @ ('.' | ')')) = rest.get(digits) {
-                    if matches!(rest.get(digits + 1), None | Some(' ') | Some('\t')) {
-                        out.extend(&rest[..digits]);
+                let mut after = rest[digits..].chars();
+                if let Some(p @ ('.' | ')')) = after.next() {
+                    if matches!(after.next(), None | Some(' ' | '\t')) {
+                        out.push_str(&rest[..digits]);
                         out.push('\\');
                         out.push(p);
                         return Some(digits + 1);
@@ -588,8 +804,9 @@ fn escape_line_start(rest: &[char], out: &mut String) -> Option<usize> {
     }
 }
 
-fn is_entity(rest: &[char]) -> bool {
-    let body: Vec<char> = rest.iter().skip(1).take(33).copied().collect();
+/// Whether `rest` (starting at `&`) reads as an HTML entity: `&name;` or `&#123;`.
+fn is_entity(rest: &str) -> bool {
+    let body: Vec<char> = rest.chars().skip(1).take(33).collect();
     match body.iter().position(|&c| c == ';') {
         Some(end) if end > 0 => body[..end]
             .iter()
@@ -704,12 +921,20 @@ fn flatten_spans(rows: &[Vec<Cell>]) -> Vec<Vec<Option<&Cell>>> {
 
 /// Writes a [`Grid`] as a pipe table, first row as header. Streams straight into `out`.
 pub fn grid_table(grid: &Grid, out: &mut String) {
+    if !grid.is_empty() {
+        out.reserve(grid.text_len() + grid.rows() * grid.columns() * 3 + 16);
+    }
+    grid_table_with(grid, out, &mut |_| {});
+}
+
+/// [`grid_table`] calling `hook(out)` after every row (a streaming writer drains it there).
+fn grid_table_with(grid: &Grid, out: &mut String, hook: &mut dyn FnMut(&mut String)) {
     let columns = grid.columns();
     if grid.is_empty() || columns == 0 {
         return;
     }
-    out.reserve(grid.text_len() + grid.rows() * columns * 3 + 16);
     for i in 0..grid.rows() {
+        hook(out);
         out.push('|');
         let mut n = 0;
         for cell in grid.row(i) {
@@ -771,6 +996,88 @@ mod tests {
             &doc(DocumentKind::Flowing, section(blocks)),
             ImageMode::DataUri,
         )
+    }
+
+    /// A sink that keeps each write apart.
+    #[derive(Default)]
+    struct Pieces(Vec<Vec<u8>>);
+
+    impl std::io::Write for Pieces {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.push(buf.to_vec());
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn streamed_output_is_the_same_bytes_handed_over_in_pieces() {
+        let long: String = (0..12_000)
+            .map(|i| match i % 7 {
+                0 => "1. *a* ",
+                1 => "snake_case ",
+                2 => "&amp; ",
+                3 => "\u{3000}",
+                4 => "<b> ",
+                5 => "\t",
+                _ => "word ",
+            })
+            .collect();
+        let mut lines = vec![Inline::Break, Inline::plain("  ")];
+        for i in 0..3000 {
+            lines.push(Inline::plain(format!("# line {i} -")));
+            lines.push(Inline::Break);
+        }
+        lines.push(Inline::plain(" \u{3000}"));
+        let mut grid = Grid::new();
+        for r in 0..2000u32 {
+            grid.push_row((0..3u32).map(|c| format!("r{r}|c{c}*")));
+        }
+        let blocks = vec![
+            Block::Paragraph(vec![Inline::Break, Inline::plain(" \t")]),
+            Block::Paragraph(vec![Inline::plain("\n\n  "), Inline::plain(long.clone())]),
+            Block::Heading {
+                level: 2,
+                content: vec![Inline::plain("Title")],
+            },
+            Block::Paragraph(lines),
+            Block::Grid(grid),
+            Block::Quote(vec![Block::text(&long[..5000])]),
+            Block::Paragraph(vec![
+                Inline::styled(&long[..20_000], Style::BOLD),
+                Inline::Break,
+                Inline::Break,
+            ]),
+            Block::Paragraph(vec![Inline::plain(" \u{3000}\n")]),
+        ];
+        for kind in [DocumentKind::Flowing, DocumentKind::Paged] {
+            let d = doc(kind, section(blocks.clone()));
+            let whole = document(&d, ImageMode::DataUri);
+            for chunk in [1, 100, 70_000, STREAM_CHUNK] {
+                let mut sink = Pieces::default();
+                write_document_in(&d, ImageMode::DataUri, &mut sink, chunk).unwrap();
+                assert_eq!(String::from_utf8(sink.0.concat()).unwrap(), whole);
+                if chunk == 1 {
+                    // Handed over row by row, line by line and inside the long paragraphs.
+                    assert!(sink.0.len() > 2000, "{} writes", sink.0.len());
+                    let largest = sink.0.iter().map(Vec::len).max().unwrap_or(0);
+                    assert!(largest < 40_000, "a write of {largest} bytes");
+                }
+            }
+        }
+        // A document of whitespace only is one newline, as before.
+        let d = doc(
+            DocumentKind::Flowing,
+            section(vec![Block::Paragraph(vec![Inline::plain(" \u{3000} ")])]),
+        );
+        let mut sink = Pieces::default();
+        write_document_in(&d, ImageMode::DataUri, &mut sink, 1).unwrap();
+        assert_eq!(
+            sink.0.concat(),
+            document(&d, ImageMode::DataUri).into_bytes()
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub mod json;
 pub mod markdown;
 
 use quire_plugin_api::{Block, Document, Inline};
+use std::io::Write as _;
 use std::path::Path;
 
 /// The two output formats of the interface (`md`, `json`).
@@ -84,6 +85,27 @@ pub fn render(
             let mut out = serde_json::to_vec_pretty(&value).unwrap_or_else(|_| b"{}".to_vec());
             out.push(b'\n');
             out
+        }
+    }
+}
+
+/// Renders `doc` in `format` into `sink`, byte for byte what [`render`] returns; Markdown is
+/// written as it is rendered, without holding the whole text.
+pub fn render_to(
+    doc: &Document,
+    file_name: &str,
+    format: OutputFormat,
+    opts: &RenderOptions,
+    sink: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    match format {
+        OutputFormat::Markdown => markdown::write_document(doc, ImageMode::DataUri, sink),
+        OutputFormat::Json => {
+            let value = json::document(doc, file_name, opts);
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, sink);
+            serde_json::to_writer_pretty(&mut w, &value)?;
+            w.write_all(b"\n")?;
+            w.flush()
         }
     }
 }

@@ -603,20 +603,22 @@ fn convert_one(
         cancel: None,
         progress: Some(&mut report),
     };
+    let saving = |e: std::io::Error| {
+        Error::internal("The converted file could not be saved.").with_detail(e)
+    };
+    let file = match std::fs::File::create(&spec.output) {
+        Ok(f) => f,
+        Err(e) => return Ok(Err(saving(e))),
+    };
+    // The output streams to the file as it is rendered instead of being built whole first.
+    let mut file = std::io::BufWriter::with_capacity(1 << 16, file);
     let converted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        engine.convert(&request, &mut control)
+        engine.convert_to(&request, &mut control, &mut file)
     }))
     .map_err(|_| Error::internal("The converter failed unexpectedly while reading this file."))?;
     Ok(converted.and_then(|outcome| {
-        write_output(&spec.output, &outcome.output).map_err(|e| {
-            Error::internal("The converted file could not be saved.").with_detail(e)
-        })?;
+        let file = file.into_inner().map_err(|e| saving(e.into_error()))?;
+        file.sync_all().map_err(saving)?;
         Ok(outcome.metadata)
     }))
-}
-
-fn write_output(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut file = std::fs::File::create(path)?;
-    file.write_all(bytes)?;
-    file.sync_all()
 }
