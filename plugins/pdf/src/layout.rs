@@ -139,14 +139,7 @@ fn cut(
         out.push((path.clone(), items));
         return;
     }
-    // Vertical gaps, widest first.
-    let mut vgaps = gaps(items.iter().map(|i| {
-        let r = i.rect();
-        (r.x0, r.x1)
-    }));
-    vgaps.retain(|(a, b)| b - a >= size.max(4.0));
-    vgaps.sort_by(|a, b| (b.1 - b.0).total_cmp(&(a.1 - a.0)));
-    for (a, b) in vgaps {
+    for (a, b) in vertical_gaps(items.iter(), size) {
         let mid = (a + b) / 2.0;
         // Judged on references; the items move only once a gutter is found.
         let (left, right): (Vec<&Item>, Vec<&Item>) =
@@ -221,13 +214,7 @@ fn structure_change(items: &[Item], hgaps: &[(f32, f32)], size: f32) -> Option<(
     if wide.is_empty() || narrow.len() < 6 {
         return None;
     }
-    let mut vgaps = gaps(narrow.iter().map(|i| {
-        let r = i.rect();
-        (r.x0, r.x1)
-    }));
-    vgaps.retain(|(a, b)| b - a >= size.max(4.0));
-    vgaps.sort_by(|a, b| (b.1 - b.0).total_cmp(&(a.1 - a.0)));
-    for (a, b) in vgaps {
+    for (a, b) in vertical_gaps(narrow.iter().copied(), size) {
         let mid = (a + b) / 2.0;
         let (left, right): (Vec<&Item>, Vec<&Item>) =
             narrow.iter().copied().partition(|i| i.rect().x1 <= mid);
@@ -252,6 +239,17 @@ fn structure_change(items: &[Item], hgaps: &[(f32, f32)], size: f32) -> Option<(
             .max_by(|p, q| p.1.total_cmp(&q.1));
     }
     None
+}
+
+/// The white vertical gaps between `items` at least a text size wide, widest first.
+fn vertical_gaps<'a>(items: impl Iterator<Item = &'a Item>, size: f32) -> Vec<(f32, f32)> {
+    let mut vgaps = gaps(items.map(|i| {
+        let r = i.rect();
+        (r.x0, r.x1)
+    }));
+    vgaps.retain(|(a, b)| b - a >= size.max(4.0));
+    vgaps.sort_by(|a, b| (b.1 - b.0).total_cmp(&(a.1 - a.0)));
+    vgaps
 }
 
 /// White gaps in the projection of some intervals.

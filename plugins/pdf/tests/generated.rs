@@ -205,15 +205,9 @@ fn columns_above_and_below_a_full_width_line_are_read_column_by_column() {
     let size = 9.0;
     let pitch = size * 1.25;
     let mut page = Page::default();
-    let mut y = 700.0;
-    for i in 1..=8 {
-        if i == 5 {
-            y -= 0.6 * pitch;
-        }
-        for (k, name) in ["Upper first", "Upper second", "Upper third"]
-            .iter()
-            .enumerate()
-        {
+    // One row of the three columns: "<name> column line <i> of prose" in each.
+    let row = |page: &mut Page, y: f32, names: [&str; 3], i: usize| {
+        for (k, name) in names.iter().enumerate() {
             page.texts.push(text(
                 54.0 + k as f32 * 180.0,
                 y,
@@ -221,6 +215,18 @@ fn columns_above_and_below_a_full_width_line_are_read_column_by_column() {
                 &format!("{name} column line {i} of prose"),
             ));
         }
+    };
+    let mut y = 700.0;
+    for i in 1..=8 {
+        if i == 5 {
+            y -= 0.6 * pitch;
+        }
+        row(
+            &mut page,
+            y,
+            ["Upper first", "Upper second", "Upper third"],
+            i,
+        );
         y -= pitch;
     }
     page.texts.push(text(
@@ -231,17 +237,12 @@ fn columns_above_and_below_a_full_width_line_are_read_column_by_column() {
     ));
     y -= 1.4 * pitch;
     for i in 1..=6 {
-        for (k, name) in ["Lower first", "Lower second", "Lower third"]
-            .iter()
-            .enumerate()
-        {
-            page.texts.push(text(
-                54.0 + k as f32 * 180.0,
-                y,
-                size,
-                &format!("{name} column line {i} of prose"),
-            ));
-        }
+        row(
+            &mut page,
+            y,
+            ["Lower first", "Lower second", "Lower third"],
+            i,
+        );
         y -= pitch;
     }
     let doc = convert(&pdf(&[page], None));
