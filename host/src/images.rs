@@ -273,8 +273,11 @@ mod tests {
         let mut doc = Document::new(DocumentKind::Flowing, "Test");
         let mut part = Part::section();
         for name in ["../x/image.png", "image.png", "image"] {
-            part.blocks
-                .push(Block::Image(Image::new(name, "image/png", png(2, 2))));
+            part.blocks.push(Block::Image(Box::new(Image::new(
+                name,
+                "image/png",
+                png(2, 2),
+            ))));
         }
         doc.parts.push(part);
         normalize_document(&mut doc, &rules(), 1_000_000, 2);

@@ -246,7 +246,8 @@ pub enum Block {
     Table(Table),
     /// A large plain-text table, first row the header (spreadsheets, CSV).
     Grid(Grid),
-    Image(Image),
+    /// Boxed: an image is rare and its struct large; unboxed it set the size of every block.
+    Image(Box<Image>),
     /// Preformatted text or code.
     Code {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -328,7 +329,9 @@ pub enum Inline {
     Code(String),
     /// A hard line break inside a paragraph.
     Break,
-    Image(Image),
+    /// Boxed: an image is rare and its struct large; unboxed it made every inline 160 bytes
+    /// (a line of text costs one text inline and one break).
+    Image(Box<Image>),
     /// A reference to a [`Block::Note`].
     NoteRef(String),
 }
@@ -566,11 +569,11 @@ mod tests {
         let img = |n: &str| Image::new(n, "image/png", vec![1]);
         let mut doc = Document::new(DocumentKind::Flowing, "Test");
         let mut part = Part::section();
-        part.blocks.push(Block::Image(img("a.png")));
+        part.blocks.push(Block::Image(Box::new(img("a.png"))));
         part.blocks.push(Block::Paragraph(vec![Inline::Link {
             href: "x".into(),
             title: None,
-            content: vec![Inline::Image(img("b.png"))],
+            content: vec![Inline::Image(Box::new(img("b.png")))],
         }]));
         part.blocks.push(Block::List(List {
             ordered: false,
@@ -578,12 +581,12 @@ mod tests {
             items: vec![ListItem {
                 blocks: vec![Block::Table(Table {
                     header_rows: 0,
-                    rows: vec![vec![Cell::new(vec![Inline::Image(img("c.png"))])]],
+                    rows: vec![vec![Cell::new(vec![Inline::Image(Box::new(img("c.png")))])]],
                 })],
                 checked: None,
             }],
         }));
-        part.notes.push(Block::Image(img("d.png")));
+        part.notes.push(Block::Image(Box::new(img("d.png"))));
         doc.parts.push(part);
         let names: Vec<_> = doc.images().iter().map(|i| i.name.clone()).collect();
         assert_eq!(names, ["a.png", "b.png", "c.png", "d.png"]);

@@ -592,7 +592,7 @@ mod tests {
                 }],
             }),
             Block::heading(2, "Next"),
-            Block::Image(Image::new("a.png", "image/png", vec![1, 2])),
+            Block::Image(Box::new(Image::new("a.png", "image/png", vec![1, 2]))),
         ];
         doc.parts.push(part);
         let v = render(&doc);

@@ -1199,7 +1199,7 @@ mod tests {
         let mut img = Image::new("a.png", "image/png", vec![1, 2, 3]);
         img.ocr_text = Some("READ ME".into());
         let out = md(vec![
-            Block::Image(img),
+            Block::Image(Box::new(img)),
             Block::Code {
                 language: Some("rust".into()),
                 text: "let a = \"```\";\n".into(),

@@ -418,7 +418,7 @@ impl<'d> Walker<'d> {
                 self.max_images
             ));
         }
-        flow.inlines.atom(Inline::Image(image));
+        flow.inlines.atom(Inline::Image(Box::new(image)));
     }
 
     /// Text of a subtree as written (for `pre` and `code`), `<br>` as a newline; skipped

@@ -104,7 +104,7 @@ impl Converter for ImageConverter {
             };
             let original = (format, bytes);
             self.read_text(&frame, Some(original), &mut image, &mut ocr_texts, ctx)?;
-            part.blocks.push(Block::Image(image));
+            part.blocks.push(Block::Image(Box::new(image)));
             doc.parts.push(part);
             ctx.progress(1, 1);
             (w, h, frames)
@@ -167,7 +167,7 @@ impl ImageConverter {
                     }
                     let mut image = self.embedded(&frame, false, number)?;
                     self.read_text(&frame, None, &mut image, ocr_texts, ctx)?;
-                    part.blocks.push(Block::Image(image));
+                    part.blocks.push(Block::Image(Box::new(image)));
                 }
                 Err(e) if i == 0 => return Err(e),
                 Err(e) => {
@@ -178,7 +178,7 @@ impl ImageConverter {
                     let mut image =
                         Image::new(format!("page{number}.png"), "image/tiff", Vec::new());
                     image.skipped = Some(e.message().to_owned());
-                    part.blocks.push(Block::Image(image));
+                    part.blocks.push(Block::Image(Box::new(image)));
                 }
             }
             doc.parts.push(part);

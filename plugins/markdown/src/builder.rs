@@ -577,7 +577,7 @@ impl Builder {
                 }
             }
             Frame::Image { url, alt } => match self.image(&url, &alt) {
-                Some(image) => Inline::Image(image),
+                Some(image) => Inline::Image(Box::new(image)),
                 None if matches!(self.frames.last(), Some(Frame::Link { .. })) => {
                     // Inside a link already: the alt text stands in for the picture.
                     Inline::plain(if alt.is_empty() { url } else { alt })

@@ -316,7 +316,7 @@ fn read_page(
                 index: placed.len(),
                 rect: p.rect,
             });
-            placed.push(Some(Block::Image(image)));
+            placed.push(Some(Block::Image(Box::new(image))));
         }
     }
     if turns != 0 {

@@ -921,9 +921,9 @@ fn soft_masked_images_keep_their_shape() {
         .iter()
         .flat_map(|p| &p.blocks)
         .find_map(|b| match b {
-            Block::Image(i) => Some(i.clone()),
+            Block::Image(i) => Some((**i).clone()),
             Block::Paragraph(inl) => inl.iter().find_map(|i| match i {
-                Inline::Image(i) => Some(i.clone()),
+                Inline::Image(i) => Some((**i).clone()),
                 _ => None,
             }),
             _ => None,

@@ -270,7 +270,7 @@ fn shape_blocks(
                 &mut state.images,
                 ctx,
             )? {
-                out.push(Block::Image(img));
+                out.push(Block::Image(Box::new(img)));
             }
         }
         Content::Diagram { rid } => {

@@ -259,11 +259,11 @@ impl Flow {
 
     pub fn image_block(&mut self, image: Image) {
         if self.runs.has_content() {
-            self.runs.inlines.push(Inline::Image(image));
+            self.runs.inlines.push(Inline::Image(Box::new(image)));
         } else {
             self.finish_table();
             self.finish_list();
-            self.blocks.push(Block::Image(image));
+            self.blocks.push(Block::Image(Box::new(image)));
         }
     }
 

@@ -453,7 +453,7 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
             }
         };
         image.alt = alt;
-        p.inlines.push(Inline::Image(image));
+        p.inlines.push(Inline::Image(Box::new(image)));
         Ok(())
     }
 
