@@ -71,26 +71,8 @@ impl Default for RenderOptions {
     }
 }
 
-/// Renders `doc` in `format`.
-pub fn render(
-    doc: &Document,
-    file_name: &str,
-    format: OutputFormat,
-    opts: &RenderOptions,
-) -> Vec<u8> {
-    match format {
-        OutputFormat::Markdown => markdown::document(doc, ImageMode::DataUri).into_bytes(),
-        OutputFormat::Json => {
-            let value = json::document(doc, file_name, opts);
-            let mut out = serde_json::to_vec_pretty(&value).unwrap_or_else(|_| b"{}".to_vec());
-            out.push(b'\n');
-            out
-        }
-    }
-}
-
-/// Renders `doc` in `format` into `sink`, byte for byte what [`render`] returns; Markdown is
-/// written as it is rendered, without holding the whole text.
+/// Renders `doc` in `format` into `sink`; Markdown is written as it is rendered, without
+/// holding the whole text (byte for byte what [`markdown::document`] returns).
 pub fn render_to(
     doc: &Document,
     file_name: &str,
