@@ -15,6 +15,7 @@
 # Usage: scripts/check-openapi.sh [--max-examples N] [--min-cases N] [--seed N]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+. "$root/scripts/lib/server.sh"
 max_examples=100
 min_cases=500
 seed=20261125
@@ -39,23 +40,16 @@ target="${CARGO_TARGET_DIR:-$root/target}"
 [[ "$target" = /* ]] || target="$root/$target"
 tmp=$(mktemp -d)
 pid=""
-cleanup() {
-  if [[ -n "$pid" ]]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  rm -rf "$tmp"
-}
+cleanup() { stop_server "$pid"; rm -rf "$tmp"; }
 trap cleanup EXIT
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+port=$(free_port)
 (cd / && HOST=127.0.0.1 PORT="$port" UPLOAD_DIR="$tmp/uploads" OUTPUT_DIR="$tmp/outputs" \
   DATA_DIR="$tmp/data" WORKERS=1 LOG_LEVEL=warn MAX_FILE_SIZE=1048576 OMP_THREAD_LIMIT=1 \
   WEBHOOK_MAX_RETRIES=0 WEBHOOK_TIMEOUT=2 CONVERSION_TIMEOUT=20 \
   OCR_PROVIDER_THREE_API_KEY=not-a-key OCR_PROVIDER_THREE_BASE_URL=http://127.0.0.1:9/v1 \
   exec "$target/debug/quire" serve > "$tmp/serve.log" 2>&1) &
 pid=$!
-for _ in $(seq 200); do
-  curl -s -o /dev/null "http://127.0.0.1:$port/api/v1/health" && break
-  kill -0 "$pid" 2>/dev/null || { cat "$tmp/serve.log" >&2; exit 1; }
-  sleep 0.1
-done
+wait_until_up "http://127.0.0.1:$port/api/v1/health" "$pid" "$tmp/serve.log"
 
 # Schemathesis keeps a cache folder in its working directory: the temporary one, not the checkout.
 cd "$tmp"

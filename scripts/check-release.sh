@@ -14,6 +14,7 @@
 #   already built).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+. "$root/scripts/lib/server.sh"
 profile=dev
 archive=""
 while (( $# )); do
@@ -25,10 +26,7 @@ while (( $# )); do
 done
 tmp=$(mktemp -d)
 pid=""
-cleanup() {
-  if [[ -n "$pid" ]]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  rm -rf "$tmp"
-}
+cleanup() { stop_server "$pid"; rm -rf "$tmp"; }
 trap cleanup EXIT
 fail() { echo "check-release: FAIL: $*" >&2; exit 1; }
 t0=$(date +%s.%N)
@@ -106,7 +104,6 @@ for provider in provider_one provider_two; do
   ok "image read with OCR $provider from /"
 done
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # Starts `quire serve` from / on a free port with the sample config; sets pid and port.
 serve() {
   port=$(free_port)
@@ -116,14 +113,9 @@ serve() {
     UPLOAD_DIR="$tmp/state/uploads" OUTPUT_DIR="$tmp/state/outputs" DATA_DIR="$tmp/state/data" \
     WORKERS=1 LOG_LEVEL=warn "$q" serve > "$tmp/serve.log" 2>&1) &
   pid=$!
-  for _ in $(seq 200); do
-    curl -s -o /dev/null "http://127.0.0.1:$port/api/v1/health" && return 0
-    kill -0 "$pid" 2>/dev/null || { cat "$tmp/serve.log" >&2; fail "quire serve exited"; }
-    sleep 0.1
-  done
-  fail "quire serve did not answer within 20 s"
+  wait_until_up "http://127.0.0.1:$port/api/v1/health" "$pid" "$tmp/serve.log" || fail "quire serve did not start"
 }
-stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""; }
+stop() { stop_server "$pid"; pid=""; }
 
 serve
 code=$(curl -s -o "$tmp/ready.json" -w '%{http_code}' "http://127.0.0.1:$port/api/v1/ready")

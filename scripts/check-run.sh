@@ -4,14 +4,11 @@
 # and stop cleanly. Uses the debug build (QUIRE_PROFILE=dev) to spare CI a release build.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+. "$root/scripts/lib/server.sh"
 tmp=$(mktemp -d)
 pid=""
-cleanup() {
-  if [[ -n "$pid" ]]; then kill "$pid" 2>/dev/null || true; fi
-  rm -rf "$tmp"
-}
+cleanup() { stop_server "$pid"; rm -rf "$tmp"; }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # Build first, so the wait below times the start and not a first compilation: a fresh
 # checkout's debug build takes longer than that wait on 2 busy cores (run.sh's own build is
 # then a no-op, as on a user's second run).

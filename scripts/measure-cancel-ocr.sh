@@ -8,12 +8,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$(pwd)"
+. "$repo/scripts/lib/server.sh"
 quire="${1:-$repo/target/debug/quire}"
 provider="${2:-provider_two}"
 pages="${3:-20}"
 work="$(mktemp -d)"
 # Only the server this script started: `kill 0` would end the caller's whole process group.
-trap 'if [[ -n "${serve:-}" ]]; then kill "$serve" 2>/dev/null || true; fi; rm -rf "$work"' EXIT
+trap 'stop_server "${serve:-}"; rm -rf "$work"' EXIT
 cd "$work"
 
 "${PYTHON:-python3}" - "$pages" <<'EOF'
@@ -35,12 +36,12 @@ for _ in range(int(sys.argv[1])):
 pages[0].save("scanned.pdf", save_all=True, append_images=pages[1:], resolution=300)
 EOF
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+port=$(free_port)
 HOST=127.0.0.1 PORT=$port WORKERS=1 CONVERSION_TIMEOUT=600 QUIRE_RUNTIME_DIR="$repo/vendor-runtime" \
   OCR_MODEL_DIR="$repo/vendor-runtime/models" LOG_LEVEL=warn "$quire" serve > serve.log 2>&1 &
 serve=$!
 base="http://127.0.0.1:$port/api/v1"
-for _ in $(seq 100); do curl -sf "$base/health" > /dev/null && break; sleep 0.1; done
+wait_until_up "$base/health" "$serve" serve.log 100
 id=$(curl -sf -F file=@scanned.pdf -F output_format=md -F use_ocr=true -F ocr_provider="$provider" \
   "$base/jobs" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 # Let it run a while, then find its conversion process.

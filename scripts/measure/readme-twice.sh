@@ -10,7 +10,7 @@ set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 logs=$(mktemp -d)
 echo "readme-twice: logs in $logs"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+. "$root/scripts/lib/server.sh"
 failed=0
 
 run_once() {
