@@ -1,7 +1,7 @@
 //! Live progress over Server-Sent Events (`GET /api/v1/jobs/{id}/events`), on both stores and
 //! across processes on Redis. The acceptance sizes (100 subscribers on one job, 500 on
 //! different jobs, server RSS) are `#[ignore]`d measurements run by
-//! `scripts/measure/sse.sh`; the tests here are smaller versions of the same checks.
+//! `scripts/measure/serving.sh`; the tests here are smaller versions of the same checks.
 
 use crate::both_stores;
 use crate::faults::{remote, spawn};
@@ -423,13 +423,13 @@ async fn measure_one_job(kind: StoreKind, across: bool) {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "measurement: scripts/measure/sse.sh"]
+#[ignore = "measurement: scripts/measure/serving.sh"]
 async fn measure_sse_100_on_one_job_embedded() {
     measure_one_job(StoreKind::Embedded, false).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "measurement: scripts/measure/sse.sh"]
+#[ignore = "measurement: scripts/measure/serving.sh"]
 async fn measure_sse_100_on_one_job_redis_across_processes() {
     measure_one_job(StoreKind::Redis, true).await;
 }
@@ -512,13 +512,13 @@ async fn measure_many_jobs(kind: StoreKind) {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "measurement: scripts/measure/sse.sh"]
+#[ignore = "measurement: scripts/measure/serving.sh"]
 async fn measure_sse_500_jobs_embedded() {
     measure_many_jobs(StoreKind::Embedded).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "measurement: scripts/measure/sse.sh"]
+#[ignore = "measurement: scripts/measure/serving.sh"]
 async fn measure_sse_500_jobs_redis() {
     measure_many_jobs(StoreKind::Redis).await;
 }
