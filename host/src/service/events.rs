@@ -442,6 +442,27 @@ pub async fn job_events(
     Ok(response)
 }
 
+/// The OpenAPI document's description of one event of the stream (what the derive cannot
+/// say): `event: job`, an `id`, `data` the Job as JSON text, and `retry` on the first.
+pub fn document(mut v: serde_json::Value, prefix: &str) -> serde_json::Value {
+    let path = format!("{prefix}/jobs/{{job_id}}/events");
+    v["paths"][&path]["get"]["responses"]["200"]["content"] = serde_json::json!({
+        "text/event-stream": {"schema": {
+            "type": "object",
+            "required": ["event", "id", "data"],
+            "properties": {
+                "event": {"type": "string", "enum": ["job"]},
+                "id": {"type": "string", "description": "Names the state; send it back as Last-Event-ID to resume"},
+                "data": {"type": "string", "contentMediaType": "application/json",
+                    "contentSchema": {"$ref": "#/components/schemas/JobView"},
+                    "description": "The Job exactly as GET /api/v1/jobs/{job_id} returns it"},
+                "retry": {"type": "integer", "description": "Reconnection delay (ms), on the first event"}
+            }
+        }}
+    });
+    v
+}
+
 impl Snapshot {
     fn clone_state(&self) -> Option<Arc<State_>> {
         match self {

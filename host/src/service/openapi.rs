@@ -112,7 +112,11 @@ pub async fn openapi_json(State(shared): State<Arc<Shared>>) -> Response {
     match serde_json::to_value(document(prefix)) {
         Ok(v) => (
             [(header::CONTENT_TYPE, "application/json")],
-            super::auth::document(exact_forms(v, prefix), prefix).to_string(),
+            super::events::document(
+                super::auth::document(exact_forms(v, prefix), prefix),
+                prefix,
+            )
+            .to_string(),
         )
             .into_response(),
         Err(e) => super::errors::ApiError::internal(e).into_response(),
