@@ -405,17 +405,22 @@ async fn measure_one_job(kind: StoreKind, across: bool) {
     };
     let pid = proc.child.id();
     let before = rss_kb(pid);
+    // The control: the same job with one subscriber, so the server's own warm-up (worker
+    // child, threads, allocator) is not counted against the 100 streams.
+    many_on_one_job(&s, 1, 5000).await;
+    let warm = rss_kb(pid);
     let started = Instant::now();
     let polled = many_on_one_job(&s, 100, 5000).await;
     let after = rss_kb(pid);
     eprintln!(
-        "sse one job ({kind:?}{}): 100 subscribers, all got every polled state ({} states) in order and the final event; {:.1} s; server RSS {} -> {} KB ({:+} KB)",
+        "sse one job ({kind:?}{}): 100 subscribers, all got every polled state ({} states) in order and the final event; {:.1} s; server RSS {} KB at start, {} KB after the same job with 1 subscriber, {} KB after 100 ({:+} KB for the 100 streams)",
         if across { ", job run by a quire worker process" } else { "" },
         polled.len(),
         started.elapsed().as_secs_f64(),
         before,
+        warm,
         after,
-        after as i64 - before as i64
+        after as i64 - warm as i64
     );
     drop(worker);
     proc.kill9();
@@ -438,6 +443,19 @@ async fn measure_many_jobs(kind: StoreKind) {
     const JOBS: usize = 500;
     let (mut proc, mut s) = served(kind, 8, &[]);
     let pid = proc.child.id();
+    let start_rss = rss_kb(pid);
+    // The control: 100 of the same jobs without subscribers first, so the server's own
+    // warm-up (8 worker children, threads, allocator, store cache) is not counted as streams.
+    let mut warmup = Vec::new();
+    for n in 0..100 {
+        warmup.push(
+            s.create(&format!("w{n}.txt"), b"QUIRE-FAULT:slow:1000", "md")
+                .await,
+        );
+    }
+    for id in &warmup {
+        s.wait_final(id, WAIT).await;
+    }
     let before = rss_kb(pid);
     let peak = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(before));
     let peak_open = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
@@ -494,12 +512,13 @@ async fn measure_many_jobs(kind: StoreKind) {
     sampler.abort();
     let after = rss_kb(pid);
     eprintln!(
-        "sse many jobs ({kind:?}): {JOBS} jobs, one subscriber each from creation, all in order with the final event; {events} events; processing states per stream min {} median {} max {}; up to {} streams open at once; {:.1} s; server RSS {} KB before, peak {} KB ({:+} KB, {:.1} KB per open stream at the peak count), {} KB after",
+        "sse many jobs ({kind:?}): {JOBS} jobs, one subscriber each from creation, all in order with the final event; {events} events; processing states per stream min {} median {} max {}; up to {} streams open at once; {:.1} s; server RSS {} KB at start, {} KB after 100 jobs without subscribers, peak {} KB ({:+} KB, {:.1} KB per open stream at the peak count), {} KB after",
         progress_values[0],
         progress_values[JOBS / 2],
         progress_values[JOBS - 1],
         peak_open.load(std::sync::atomic::Ordering::Relaxed),
         started.elapsed().as_secs_f64(),
+        start_rss,
         before,
         peak.load(std::sync::atomic::Ordering::Relaxed),
         peak.load(std::sync::atomic::Ordering::Relaxed) as i64 - before as i64,

@@ -194,6 +194,9 @@ both_stores!(every_route_needs_the_right_key, |kind| async move {
         let r = request(&s, &Method::GET, path, Key::None).await;
         assert_eq!(r.status(), 200, "{path}");
     }
+    // /docs lets a person enter a key, and sends it with every request it makes.
+    let docs = s.get_text(&s.url("/docs")).await;
+    assert!(docs.contains("id=\"apikey\"") && docs.contains("'Authorization': 'Bearer '"));
     // An unknown path under the API asks for a key before saying it does not exist.
     let r = request(&s, &Method::GET, "/api/v1/nothing-here", Key::None).await;
     assert_eq!(r.status(), 401);
