@@ -65,6 +65,10 @@ pub const SETTINGS: &[&str] = &[
     "HTTP_IDLE_TIMEOUT",
     "HTTP_MIN_UPLOAD_RATE",
     "HTTP_MAX_CONNECTIONS",
+    "API_KEYS",
+    "API_KEYS_FILE",
+    "MAX_QUEUED_JOBS",
+    "RATE_LIMIT_PER_KEY",
 ];
 
 /// The resolved configuration. Field names are the settings' names in lower case.
@@ -129,6 +133,15 @@ pub struct Config {
     pub http_min_upload_rate: u64,
     /// Open connections at most; more wait in the listen queue.
     pub http_max_connections: usize,
+    /// API keys, comma-separated (`service::auth`): set, every `/api/v1` route but health and
+    /// readiness needs one. Held only as hashes once the service has started.
+    pub api_keys: Option<String>,
+    /// A file of API keys, one per line (`#` starts a comment); read at start-up.
+    pub api_keys_file: Option<PathBuf>,
+    /// Jobs waiting at most; beyond it `POST /api/v1/jobs` answers 429 (unset: unlimited).
+    pub max_queued_jobs: Option<u64>,
+    /// Requests per minute per API key when keys are on (unset: no limit).
+    pub rate_limit_per_key: Option<u32>,
 }
 
 /// How log lines are written.
@@ -192,6 +205,10 @@ impl Default for Config {
             http_idle_timeout: 60,
             http_min_upload_rate: 4096,
             http_max_connections: 4096,
+            api_keys: None,
+            api_keys_file: None,
+            max_queued_jobs: None,
+            rate_limit_per_key: None,
         }
     }
 }
@@ -311,6 +328,20 @@ impl Config {
             if value == 0 {
                 return Err(bad(name, "a positive number", 0));
             }
+        }
+        if self.max_queued_jobs == Some(0) {
+            return Err(bad(
+                "MAX_QUEUED_JOBS",
+                "a positive number of jobs (unset for no limit)",
+                0,
+            ));
+        }
+        if self.rate_limit_per_key == Some(0) {
+            return Err(bad(
+                "RATE_LIMIT_PER_KEY",
+                "a positive number of requests per minute (unset for no limit)",
+                0,
+            ));
         }
         if self.job_lease_seconds == 0 {
             return Err(bad("JOB_LEASE_SECONDS", "a positive number of seconds", 0));
@@ -500,6 +531,8 @@ const STRING_SETTINGS: &[&str] = &[
     "ocr_provider_three_model",
     "ocr_model_dir",
     "quire_runtime_dir",
+    "api_keys",
+    "api_keys_file",
 ];
 
 /// Environment values for non-text settings: numbers and booleans as such, the rest as text
@@ -566,6 +599,8 @@ fn accepts_hint(setting: &str) -> String {
         "HTTP_HEADER_TIMEOUT" | "HTTP_IDLE_TIMEOUT" => "a number of seconds",
         "HTTP_MIN_UPLOAD_RATE" => "a number of bytes per second (0: no minimum)",
         "HTTP_MAX_CONNECTIONS" => "a whole number",
+        "MAX_QUEUED_JOBS" => "a positive number of jobs",
+        "RATE_LIMIT_PER_KEY" => "a positive number of requests per minute",
         "CONVERSION_TIMEOUT" | "WEBHOOK_TIMEOUT" | "JOB_LEASE_SECONDS" => "a number of seconds",
         "FILE_TTL_HOURS" => "a number of hours",
         "WORKERS" | "WEBHOOK_MAX_RETRIES" | "SPREADSHEET_SAMPLE_ROWS" => "a whole number",
@@ -680,6 +715,10 @@ mod tests {
                             | "default_webhook_url"
                             | "ocr_provider_three_api_key"
                             | "worker_metrics_port"
+                            | "api_keys"
+                            | "api_keys_file"
+                            | "max_queued_jobs"
+                            | "rate_limit_per_key"
                             // Examples: unset, these are looked up (`crate::runtime`).
                             | "ocr_model_dir"
                             | "quire_runtime_dir"

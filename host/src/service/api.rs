@@ -35,9 +35,12 @@ pub fn router(shared: Arc<Shared>) -> Router {
     let api = Router::new()
         .route(
             "/jobs",
-            post(create_job).layer(axum::extract::DefaultBodyLimit::disable()),
+            post(create_job)
+                .layer(axum::extract::DefaultBodyLimit::disable())
+                .get(super::auth::list_jobs),
         )
         .route("/jobs/{job_id}", get(get_job).delete(delete_job))
+        .route("/jobs/{job_id}/events", get(super::events::job_events))
         .route("/jobs/{job_id}/result", get(get_result))
         .route("/health", get(health))
         .route("/ready", get(ready))
@@ -49,6 +52,10 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/metrics", get(metrics))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(
+            shared.clone(),
+            super::auth::api_guard,
+        ))
         .layer(middleware::from_fn_with_state(shared.clone(), observe))
         .layer(cors(&shared.config))
         .layer(tower_http::trace::TraceLayer::new_for_http())
@@ -144,10 +151,12 @@ pub struct CreateJobForm {
     ))]
 pub async fn create_job(
     State(shared): State<Arc<Shared>>,
+    caller: super::auth::Caller,
     headers: HeaderMap,
     req: Request,
 ) -> Result<Response, ApiError> {
     let config = &shared.config;
+    super::backpressure::admit(&shared).await?;
     let multipart = Multipart::from_request(req, &()).await.ok();
     let id = uuid::Uuid::new_v4().to_string();
     let part_path = config.upload_dir.join(format!("{id}.part"));
@@ -216,17 +225,18 @@ pub async fn create_job(
         input_in_store: false,
     };
     let mut job = Job::new(spec);
+    job.owner = caller.tenant;
     match form.file {
         Upload::Memory(bytes) => {
             // The record and the bytes land in one commit: one fsync, no file.
             job.spec.input_in_store = true;
-            shared.store.create(&job, Some(bytes)).await?;
+            super::backpressure::create(&shared, &job, Some(bytes)).await?;
         }
         Upload::Disk(file) => {
             file.keep(&worker::upload_path(&shared, &id)).await?;
-            if let Err(e) = shared.store.create(&job, None).await {
+            if let Err(e) = super::backpressure::create(&shared, &job, None).await {
                 let _ = std::fs::remove_file(worker::upload_path(&shared, &id));
-                return Err(e.into());
+                return Err(e);
             }
         }
     }
@@ -268,7 +278,9 @@ fn base_url(config: &crate::config::Config, headers: &HeaderMap) -> String {
     format!("{scheme}://{host}")
 }
 
-async fn load(shared: &Shared, id: &str) -> Result<Job, ApiError> {
+/// The job, if it exists and the caller may see it (with API keys on, another tenant's job is
+/// "not found" too).
+async fn load(shared: &Shared, id: &str, caller: &super::auth::Caller) -> Result<Job, ApiError> {
     if uuid::Uuid::parse_str(id).is_err() {
         return Err(ApiError::NotFound("Job not found"));
     }
@@ -276,6 +288,7 @@ async fn load(shared: &Shared, id: &str) -> Result<Job, ApiError> {
         .store
         .get(id)
         .await?
+        .filter(|job| caller.may_see(job))
         .ok_or(ApiError::NotFound("Job not found"))
 }
 
@@ -285,9 +298,10 @@ async fn load(shared: &Shared, id: &str) -> Result<Job, ApiError> {
         (status = 503, description = "The job store is unavailable; retry after `Retry-After` seconds", body = ErrorDetail, headers(("Retry-After" = u64, description = "Seconds to wait")))))]
 pub async fn get_job(
     State(shared): State<Arc<Shared>>,
+    caller: super::auth::Caller,
     Path(job_id): Path<String>,
 ) -> Result<Json<JobView>, ApiError> {
-    Ok(Json(load(&shared, &job_id).await?.view()))
+    Ok(Json(load(&shared, &job_id, &caller).await?.view()))
 }
 
 #[utoipa::path(delete, path = "/api/v1/jobs/{job_id}", tag = "jobs",
@@ -296,13 +310,18 @@ pub async fn get_job(
         (status = 503, description = "The job store is unavailable; retry after `Retry-After` seconds", body = ErrorDetail, headers(("Retry-After" = u64, description = "Seconds to wait")))))]
 pub async fn delete_job(
     State(shared): State<Arc<Shared>>,
+    caller: super::auth::Caller,
     Path(job_id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     if uuid::Uuid::parse_str(&job_id).is_err() {
         return Err(ApiError::NotFound("Job not found"));
     }
+    if caller.tenant.is_some() {
+        load(&shared, &job_id, &caller).await?;
+    }
     match shared.store.delete(&job_id).await? {
         Some(_) => {
+            shared.job_changed(&job_id);
             // A conversion in this process stops now; one elsewhere (Redis) within a poll.
             shared.cancel_local(&job_id);
             retention::remove_files(&shared, &job_id);
@@ -322,9 +341,10 @@ pub async fn delete_job(
         (status = 503, description = "The job store is unavailable; retry after `Retry-After` seconds", body = ErrorDetail, headers(("Retry-After" = u64, description = "Seconds to wait")))))]
 pub async fn get_result(
     State(shared): State<Arc<Shared>>,
+    caller: super::auth::Caller,
     Path(job_id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let job = load(&shared, &job_id).await?;
+    let job = load(&shared, &job_id, &caller).await?;
     match job.state.status {
         super::job::Status::Completed => {}
         super::job::Status::Failed => {
@@ -434,6 +454,10 @@ pub struct Readiness {
     /// is well. OCR providers that are not available are listed too, without making the
     /// service not ready.
     problems: Vec<String>,
+    /// Jobs waiting for a worker (null when the store does not answer); an addition.
+    queue_depth: Option<u64>,
+    /// `MAX_QUEUED_JOBS`: beyond it new jobs get 429 (null: unlimited); an addition.
+    max_queued_jobs: Option<u64>,
 }
 
 #[utoipa::path(get, path = "/api/v1/ready", tag = "service",
@@ -505,6 +529,12 @@ pub async fn ready(State(shared): State<Arc<Shared>>) -> Response {
                 .collect(),
         },
         problems,
+        queue_depth: if store {
+            shared.store.queue_depth().await.ok()
+        } else {
+            None
+        },
+        max_queued_jobs: shared.config.max_queued_jobs,
     };
     let status = if is_ready {
         StatusCode::OK

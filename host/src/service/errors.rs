@@ -73,6 +73,8 @@ pub enum ApiError {
     Unsupported(String),
     /// 422.
     Invalid(Vec<FieldError>),
+    /// 429 with this text and `Retry-After` seconds (`MAX_QUEUED_JOBS`).
+    TooManyRequests(String, u64),
     /// 503 with `Retry-After`: the job store is unreachable for now; the cause is logged here.
     StoreUnavailable(String),
     /// 500; the cause is logged here.
@@ -144,6 +146,14 @@ impl IntoResponse for ApiError {
                 Json(ValidationErrors { detail: errors }),
             )
                 .into_response(),
+            ApiError::TooManyRequests(text, wait) => {
+                let mut response = detail(StatusCode::TOO_MANY_REQUESTS, text);
+                response.headers_mut().insert(
+                    axum::http::header::RETRY_AFTER,
+                    axum::http::HeaderValue::from(wait),
+                );
+                response
+            }
             ApiError::StoreUnavailable(cause) => {
                 tracing::warn!(cause = %cause, "job store unavailable; answering 503");
                 let mut response = detail(StatusCode::SERVICE_UNAVAILABLE, STORE_UNAVAILABLE);

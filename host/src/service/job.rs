@@ -94,6 +94,10 @@ pub struct JobState {
 pub struct Job {
     pub spec: JobSpec,
     pub state: JobState,
+    /// The tenant that created the job when API keys are on (`service::auth::Caller`); never
+    /// shown, never changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
 }
 
 impl Job {
@@ -111,6 +115,7 @@ impl Job {
                 metadata: None,
                 webhook: None,
             },
+            owner: None,
         }
     }
 

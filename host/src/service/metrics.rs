@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 /// Upper bounds (seconds) of the conversion-time histogram buckets.
@@ -28,17 +29,51 @@ struct Inner {
     webhooks: BTreeMap<String, u64>,
     http: BTreeMap<String, u64>,
     reclaimed: u64,
+    refused: BTreeMap<String, u64>,
 }
 
 #[derive(Default)]
 pub struct Metrics {
     inner: Mutex<Inner>,
+    /// Live-progress streams open now, and events sent on them (`service::events`).
+    streams_open: AtomicU64,
+    stream_events: AtomicU64,
+    /// `MAX_QUEUED_JOBS` (0: unlimited).
+    max_queued_jobs: AtomicU64,
 }
 
 impl Metrics {
     fn with<R>(&self, f: impl FnOnce(&mut Inner) -> R) -> R {
         let mut guard = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         f(&mut guard)
+    }
+
+    /// `MAX_QUEUED_JOBS`, shown beside the queue depth.
+    pub fn set_max_queued_jobs(&self, max: Option<u64>) {
+        self.max_queued_jobs
+            .store(max.unwrap_or(0), Ordering::Relaxed);
+    }
+
+    pub fn stream_opened(&self) {
+        self.streams_open.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn stream_closed(&self) {
+        self.streams_open.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    pub fn stream_event(&self) {
+        self.stream_events.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Live-progress streams open now.
+    pub fn streams_open(&self) -> u64 {
+        self.streams_open.load(Ordering::Relaxed)
+    }
+
+    /// A job refused with 429 (`queue_full`).
+    pub fn job_refused(&self, reason: &str) {
+        self.with(|m| *m.refused.entry(reason.to_string()).or_default() += 1);
     }
 
     pub fn job_created(&self) {
@@ -184,6 +219,41 @@ impl Metrics {
         let _ = writeln!(out, "# HELP quire_workers_busy Workers converting now.");
         let _ = writeln!(out, "# TYPE quire_workers_busy gauge");
         let _ = writeln!(out, "quire_workers_busy {busy}");
+        let max = self.max_queued_jobs.load(Ordering::Relaxed);
+        if max > 0 {
+            let _ = writeln!(
+                out,
+                "# HELP quire_max_queued_jobs Jobs allowed to wait (MAX_QUEUED_JOBS); more are refused with 429."
+            );
+            let _ = writeln!(out, "# TYPE quire_max_queued_jobs gauge");
+            let _ = writeln!(out, "quire_max_queued_jobs {max}");
+        }
+        let _ = writeln!(
+            out,
+            "# HELP quire_jobs_refused_total Job creations refused with 429, by reason."
+        );
+        let _ = writeln!(out, "# TYPE quire_jobs_refused_total counter");
+        let refused = self.with(|m| m.refused.get("queue_full").copied().unwrap_or(0));
+        let _ = writeln!(
+            out,
+            "quire_jobs_refused_total{{reason=\"queue_full\"}} {refused}"
+        );
+        let _ = writeln!(
+            out,
+            "# HELP quire_event_streams Live-progress (SSE) streams open now."
+        );
+        let _ = writeln!(out, "# TYPE quire_event_streams gauge");
+        let _ = writeln!(out, "quire_event_streams {}", self.streams_open());
+        let _ = writeln!(
+            out,
+            "# HELP quire_event_stream_events_total Job events sent on live-progress streams."
+        );
+        let _ = writeln!(out, "# TYPE quire_event_stream_events_total counter");
+        let _ = writeln!(
+            out,
+            "quire_event_stream_events_total {}",
+            self.stream_events.load(Ordering::Relaxed)
+        );
         out
     }
 }

@@ -7,13 +7,18 @@
 //! - [`job`]: the job record and its public view;
 //! - [`store`]: the job store and queue (embedded redb or Redis), with leases and fencing;
 //! - [`worker`]: claim → convert in a child ([`isolate`]) → finish; reclaimer, heartbeat;
-//! - [`webhook`]: the delivery dispatcher; [`retention`]: the sweeper; [`metrics`].
+//! - [`webhook`]: the delivery dispatcher; [`retention`]: the sweeper; [`metrics`];
+//! - [`events`]: live progress (SSE); [`auth`]: API keys, tenants, the per-key rate limit;
+//!   [`backpressure`]: `MAX_QUEUED_JOBS`.
 //!
 //! Every background loop takes a shutdown signal; SIGTERM stops intake, lets running jobs
 //! finish within `SHUTDOWN_GRACE_SECONDS` and hands back the rest.
 
 pub mod api;
+pub mod auth;
+pub mod backpressure;
 pub mod errors;
+pub mod events;
 mod faults;
 pub mod http;
 pub mod isolate;
@@ -79,6 +84,10 @@ pub struct Shared {
     pub process_id: String,
     /// Conversions running in this process, by job id; notifying one cancels it.
     pub running: std::sync::Mutex<std::collections::HashMap<String, Arc<Notify>>>,
+    /// API keys (hashes only) and the per-key rate limit.
+    pub auth: auth::Auth,
+    /// Live-progress subscribers of this process.
+    pub events: events::Hub,
 }
 
 impl Shared {
@@ -97,7 +106,14 @@ impl Shared {
 }
 
 impl Shared {
-    async fn new(config: Config, options: Options) -> anyhow::Result<Arc<Shared>> {
+    async fn new(mut config: Config, options: Options) -> anyhow::Result<Arc<Shared>> {
+        let auth = auth::Auth::from_config(&config).map_err(|e| anyhow::anyhow!("{e}"))?;
+        // From here on the keys exist only as hashes: the configuration (which conversion
+        // children receive) no longer holds them.
+        config.api_keys = None;
+        if auth.enabled() {
+            tracing::info!(keys = auth.key_count(), "API keys are on");
+        }
         for (name, dir) in [
             ("UPLOAD_DIR", &config.upload_dir),
             ("OUTPUT_DIR", &config.output_dir),
@@ -110,12 +126,14 @@ impl Shared {
             .await
             .map_err(|e| anyhow::anyhow!("cannot open the job store: {e}"))?;
         let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "host".into());
+        let metrics = metrics::Metrics::default();
+        metrics.set_max_queued_jobs(config.max_queued_jobs);
         Ok(Arc::new(Shared {
             config,
             options,
             store,
             registry,
-            metrics: metrics::Metrics::default(),
+            metrics,
             wake_workers: Notify::new(),
             wake_webhooks: Notify::new(),
             workers: AtomicUsize::new(0),
@@ -123,6 +141,8 @@ impl Shared {
             started: Instant::now(),
             process_id: format!("{host}:{}:{}", std::process::id(), uuid::Uuid::new_v4()),
             running: Default::default(),
+            auth,
+            events: events::Hub::default(),
         }))
     }
 }
@@ -175,7 +195,8 @@ pub async fn start(config: Config, options: Options) -> anyhow::Result<Server> {
         .with_context(|| format!("cannot listen on {bind} (HOST/PORT)"))?;
     let addr = listener.local_addr()?;
     let (tx, rx) = watch::channel(false);
-    let tasks = background(&shared, workers, &rx);
+    let mut tasks = background(&shared, workers, &rx);
+    tasks.push(tokio::spawn(events::run(shared.clone(), rx.clone())));
     let app = api::router(shared.clone());
     let mut http_rx = rx.clone();
     let limits = http::Limits::from_config(&shared.config);

@@ -18,7 +18,9 @@ use utoipa::OpenApi;
         Upload a file, poll the job (or receive a webhook), download the result."),
     paths(
         api::create_job,
+        super::auth::list_jobs,
         api::get_job,
+        super::events::job_events,
         api::delete_job,
         api::get_result,
         api::health,
@@ -29,7 +31,7 @@ use utoipa::OpenApi;
     components(schemas(
         JobView, Status, OutputFormat, ErrorDetail, FieldError, ValidationErrors,
         api::CreateJobForm, api::Health, api::Readiness, api::Services, api::Formats,
-        api::FormatEntry, api::OcrEntry,
+        api::FormatEntry, api::OcrEntry, super::auth::JobList,
     )),
     tags((name = "jobs", description = "Conversion jobs"), (name = "service", description = "Health and capabilities"))
 )]
@@ -110,7 +112,11 @@ pub async fn openapi_json(State(shared): State<Arc<Shared>>) -> Response {
     match serde_json::to_value(document(prefix)) {
         Ok(v) => (
             [(header::CONTENT_TYPE, "application/json")],
-            exact_forms(v, prefix).to_string(),
+            super::events::document(
+                super::auth::document(exact_forms(v, prefix), prefix),
+                prefix,
+            )
+            .to_string(),
         )
             .into_response(),
         Err(e) => super::errors::ApiError::internal(e).into_response(),

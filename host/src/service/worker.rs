@@ -75,6 +75,7 @@ async fn worker_loop(shared: Arc<Shared>, n: usize, mut shutdown: watch::Receive
         let lease_until = millis(now) + lease(&shared).as_millis() as i64;
         match shared.store.claim(now, lease_until).await {
             Ok(Some(claimed)) => {
+                shared.job_changed(&claimed.job.spec.id);
                 shared.busy.fetch_add(1, Ordering::SeqCst);
                 run_job(&shared, &mut slot, claimed, shutdown.clone()).await;
                 shared.busy.fetch_sub(1, Ordering::SeqCst);
@@ -136,7 +137,9 @@ async fn run_job(
             Ok(None) => {}
             Err(e) => {
                 tracing::error!(job = %id, error = %e, "cannot read the job's upload from the store; handing the job back");
-                let _ = store.release(&id, attempt, Utc::now()).await;
+                if let Ok(true) = store.release(&id, attempt, Utc::now()).await {
+                    shared.job_changed(&id);
+                }
                 tokio::time::sleep(Duration::from_secs(1)).await;
                 return;
             }
@@ -232,7 +235,9 @@ async fn run_job(
                 if changed.is_ok() && last_progress_write.elapsed() >= Duration::from_millis(250) {
                     last_progress_write = Instant::now();
                     let p = *progress_rx.borrow_and_update();
-                    let _ = store.progress(&id, attempt, p, Utc::now()).await;
+                    if let Ok(true) = store.progress(&id, attempt, p, Utc::now()).await {
+                        shared.job_changed(&id);
+                    }
                 }
             }
             _ = shutdown.changed(), if drain_deadline.is_none() => {
@@ -243,7 +248,9 @@ async fn run_job(
             }
             _ = drain_sleep => {
                 tracing::info!(job = %id, "shutting down: handing the job back to the queue");
-                let _ = store.release(&id, attempt, Utc::now()).await;
+                if let Ok(true) = store.release(&id, attempt, Utc::now()).await {
+                    shared.job_changed(&id);
+                }
                 let _ = std::fs::remove_file(&temp);
                 shared.wake_workers.notify_one();
                 return;
@@ -394,6 +401,7 @@ async fn finish_job(shared: &Arc<Shared>, id: &str, attempt: u32, finish: Finish
     };
     match recorded {
         Ok(true) => {
+            shared.job_changed(id);
             shared.metrics.job_finished(finish.status.as_str());
             shared.wake_webhooks.notify_one();
             log_finish(id, attempt, &finish);
@@ -429,6 +437,9 @@ pub async fn run_reclaimer(shared: Arc<Shared>, mut shutdown: watch::Receiver<bo
             Ok(events) => {
                 for e in &events {
                     shared.metrics.job_reclaimed();
+                    match e {
+                        Reclaimed::Requeued(id) | Reclaimed::Failed(id) => shared.job_changed(id),
+                    }
                     match e {
                         Reclaimed::Requeued(id) => {
                             tracing::warn!(job = %id, "worker lost; job requeued");

@@ -7,9 +7,12 @@
 mod support;
 
 mod api;
+mod backpressure;
 mod bench;
 mod bombs;
+mod events;
 mod faults;
+mod keys;
 mod outage;
 mod recovery;
 mod slow_clients;

@@ -35,6 +35,9 @@ const HOOK_LEASES: TableDefinition<&str, i64> = TableDefinition::new("hook_lease
 /// id -> the upload of a job that has not ended (small uploads only; see [`INLINE_INPUT_MAX`]).
 const INPUTS: TableDefinition<&str, &[u8]> = TableDefinition::new("inputs");
 
+/// (owner, created ms, id) of jobs created with an API key, for listing a tenant's jobs.
+const OWNED: TableDefinition<(&str, i64, &str), ()> = TableDefinition::new("owned");
+
 /// Uploads up to this size are kept in the store with their job until it ends. Measured
 /// (32 clients sending 10 KB files): the file create + rename + fsync per upload, not the
 /// commit, was what held `POST /api/v1/jobs` back. The bound keeps one buffered upload small.
@@ -69,6 +72,7 @@ impl EmbeddedStore {
             txn.open_table(FINISHED).map_err(err)?;
             txn.open_table(INPUTS).map_err(err)?;
             txn.open_table(HOOK_LEASES).map_err(err)?;
+            txn.open_table(OWNED).map_err(err)?;
             txn.commit().map_err(err)?;
             Ok(db)
         })
@@ -196,6 +200,100 @@ impl EmbeddedStore {
         .await
     }
 
+    pub async fn create_bounded(
+        &self,
+        job: &Job,
+        input: Option<Vec<u8>>,
+        max_queued: Option<u64>,
+    ) -> StoreResult<bool> {
+        let bytes = serde_json::to_vec(job)?;
+        let id = job.spec.id.clone();
+        let owner = job.owner.clone();
+        let created = millis(job.spec.created_at);
+        self.write(move |txn| {
+            if let Some(max) = max_queued {
+                if txn.open_table(QUEUE).map_err(err)?.len().map_err(err)? >= max {
+                    return Ok(false);
+                }
+            }
+            txn.open_table(JOBS)
+                .map_err(err)?
+                .insert(id.as_str(), bytes.as_slice())
+                .map_err(err)?;
+            if let Some(input) = input {
+                txn.open_table(INPUTS)
+                    .map_err(err)?
+                    .insert(id.as_str(), input.as_slice())
+                    .map_err(err)?;
+            }
+            if let Some(owner) = &owner {
+                txn.open_table(OWNED)
+                    .map_err(err)?
+                    .insert((owner.as_str(), created, id.as_str()), ())
+                    .map_err(err)?;
+            }
+            push(txn, &id, false)?;
+            Ok(true)
+        })
+        .await
+    }
+
+    pub async fn finished_since(&self, since_ms: i64) -> StoreResult<u64> {
+        self.read(move |txn| {
+            let table = txn.open_table(FINISHED).map_err(err)?;
+            let mut n = 0;
+            for entry in table.range((since_ms, "")..).map_err(err)? {
+                entry.map_err(err)?;
+                n += 1;
+            }
+            Ok(n)
+        })
+        .await
+    }
+
+    pub async fn list_owned(
+        &self,
+        owner: &str,
+        before: Option<(i64, String)>,
+        status: Option<Status>,
+        limit: usize,
+    ) -> StoreResult<(Vec<Job>, Option<(i64, String)>)> {
+        let owner = owner.to_string();
+        self.read(move |txn| {
+            let owned = txn.open_table(OWNED).map_err(err)?;
+            let jobs = txn.open_table(JOBS).map_err(err)?;
+            let bounded = before.is_some();
+            let (end_ms, end_id) = before.unwrap_or((i64::MAX, String::new()));
+            let start = (owner.as_str(), i64::MIN, "");
+            let range = if bounded {
+                owned.range(start..(owner.as_str(), end_ms, end_id.as_str()))
+            } else {
+                owned.range(start..(owner.as_str(), i64::MAX, ""))
+            }
+            .map_err(err)?;
+            let mut out = Vec::new();
+            let mut next = None;
+            for entry in range.rev() {
+                let (key, _) = entry.map_err(err)?;
+                let (_, created, id) = key.value();
+                let Some(value) = jobs.get(id).map_err(err)? else {
+                    continue;
+                };
+                let job: Job = serde_json::from_slice(value.value())?;
+                if status.is_some_and(|s| s != job.state.status) {
+                    continue;
+                }
+                out.push(job);
+                if out.len() == limit {
+                    next = Some((created, id.to_string()));
+                    break;
+                }
+            }
+            Ok((out, next))
+        })
+        .await
+    }
+
     pub async fn input(&self, id: &str) -> StoreResult<Option<Vec<u8>>> {
         let id = id.to_string();
         self.read(move |txn| {
@@ -245,6 +343,12 @@ impl EmbeddedStore {
                 .map_err(err)?
                 .remove(id.as_str())
                 .map_err(err)?;
+            if let Some(owner) = &job.owner {
+                txn.open_table(OWNED)
+                    .map_err(err)?
+                    .remove((owner.as_str(), millis(job.spec.created_at), id.as_str()))
+                    .map_err(err)?;
+            }
             if let Some(done) = job.state.completed_at {
                 txn.open_table(FINISHED)
                     .map_err(err)?

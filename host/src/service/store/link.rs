@@ -74,6 +74,11 @@ impl Link {
         }
     }
 
+    /// The client, for connections of their own (the job-events subscription).
+    pub fn client(&self) -> &redis::Client {
+        &self.client
+    }
+
     async fn connection(&self) -> StoreResult<(MultiplexedConnection, u64)> {
         let mut state = self.state.lock().await;
         if let Some(con) = &state.con {

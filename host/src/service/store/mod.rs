@@ -187,6 +187,62 @@ impl Store {
         }
     }
 
+    /// [`Store::create`] unless `max_queued` jobs already wait (checked in the same atomic step
+    /// as the insert, so concurrent creates never pass the bound); false when refused, with
+    /// nothing stored. Queue entries of jobs deleted while pending still count until a worker
+    /// drops them, so the bound errs on the safe side.
+    pub async fn create_bounded(
+        &self,
+        job: &Job,
+        input: Option<Vec<u8>>,
+        max_queued: Option<u64>,
+    ) -> StoreResult<bool> {
+        match self {
+            Store::Embedded(s) => s.create_bounded(job, input, max_queued).await,
+            Store::Redis(s) => match input {
+                None => s.create_bounded(job, max_queued).await,
+                Some(_) => Err(StoreError::Failed(
+                    "the Redis store keeps no uploads; they go to UPLOAD_DIR".into(),
+                )),
+            },
+        }
+    }
+
+    /// Jobs that ended at or after `since_ms` (the recent completion rate).
+    pub async fn finished_since(&self, since_ms: i64) -> StoreResult<u64> {
+        dispatch!(self, s => s.finished_since(since_ms).await)
+    }
+
+    /// The jobs of `owner`, newest first: at most `limit` created before `before` (created ms,
+    /// id; exclusive), of `status` when given, and the cursor of the next page when the page is
+    /// full.
+    pub async fn list_owned(
+        &self,
+        owner: &str,
+        before: Option<(i64, String)>,
+        status: Option<Status>,
+        limit: usize,
+    ) -> StoreResult<(Vec<Job>, Option<(i64, String)>)> {
+        dispatch!(self, s => s.list_owned(owner, before, status, limit).await)
+    }
+
+    /// A job with its event sequence number (`service::events`; 0 on the embedded store).
+    pub async fn get_for_events(&self, id: &str) -> StoreResult<Option<(Job, u64)>> {
+        match self {
+            Store::Embedded(s) => Ok(s.get(id).await?.map(|j| (j, 0))),
+            Store::Redis(s) => s.get_with_seq(id).await,
+        }
+    }
+
+    /// Tells every API process that job `id` changed (Redis); nothing on the embedded store,
+    /// whose one process is told directly.
+    pub async fn publish_change(&self, id: &str) -> StoreResult<()> {
+        match self {
+            Store::Embedded(_) => Ok(()),
+            Store::Redis(s) => s.publish_change(id).await,
+        }
+    }
+
     /// The upload of a job whose `input_in_store` is set, until the job ends.
     pub async fn input(&self, id: &str) -> StoreResult<Option<Vec<u8>>> {
         match self {

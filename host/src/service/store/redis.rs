@@ -8,6 +8,10 @@
 //!   `updated_at`, `completed_at`, `error_message`, `metadata` (JSON), `webhook` (JSON),
 //!   `notify` ("1" when a webhook target exists), `hook_sent`. Expires `FILE_TTL_HOURS` after
 //!   the job ends.
+//!   `owner` (the tenant, when API keys are on), `event_seq` (raised by each job-events
+//!   message, `lua/publish.lua`).
+//! - `P owner:<tenant>`: zset id -> created ms, the tenant's jobs (entries of expired jobs
+//!   are dropped when a listing meets them); `P events`: the pub/sub channel of job changes.
 //! - `P queue`: list of pending ids (front = next); `P leases`: zset id -> lease end ms;
 //!   `P hooks`: zset id -> next delivery ms; `P finished`: zset id -> end ms (retention of
 //!   files); `P workers`: zset worker -> last heartbeat ms.
@@ -34,6 +38,8 @@ struct Scripts {
     retry_delivery: Script,
     end_delivery: Script,
     delete: Script,
+    create: Script,
+    publish: Script,
 }
 
 #[derive(Clone)]
@@ -62,6 +68,8 @@ impl RedisStore {
                 retry_delivery: Script::new(include_str!("lua/retry_delivery.lua")),
                 end_delivery: Script::new(include_str!("lua/end_delivery.lua")),
                 delete: Script::new(include_str!("lua/delete.lua")),
+                create: Script::new(include_str!("lua/create.lua")),
+                publish: Script::new(include_str!("lua/publish.lua")),
             }),
         })
     }
@@ -134,11 +142,176 @@ impl RedisStore {
                     .key(self.key("hooks"))
                     .key(self.key("finished"))
                     .arg(id)
+                    .arg(self.key("owner:"))
                     .invoke_async(&mut con)
                     .await
             })
             .await?;
         decode(&pairs(fields))
+    }
+
+    pub async fn create_bounded(&self, job: &Job, max_queued: Option<u64>) -> StoreResult<bool> {
+        let spec = serde_json::to_string(&job.spec)?;
+        let notify = if job.spec.notify_url.is_some() {
+            "1"
+        } else {
+            "0"
+        };
+        let mut fields: Vec<(&str, String)> = vec![
+            ("spec", spec),
+            ("status", job.state.status.as_str().to_string()),
+            ("progress", job.state.progress.to_string()),
+            ("attempts", job.state.attempts.to_string()),
+            ("updated_at", timestamp(job.state.updated_at)),
+            ("notify", notify.to_string()),
+        ];
+        if let Some(owner) = &job.owner {
+            fields.push(("owner", owner.clone()));
+        }
+        let owner_key = self.key(&format!("owner:{}", job.owner.as_deref().unwrap_or("")));
+        let created: i64 = self
+            .link
+            .run(|mut con| async move {
+                let mut call = self.scripts.create.prepare_invoke();
+                call.key(self.job_key(&job.spec.id))
+                    .key(self.key("queue"))
+                    .key(&owner_key)
+                    .arg(max_queued.unwrap_or(0))
+                    .arg(&job.spec.id)
+                    .arg(job.spec.created_at.timestamp_millis())
+                    .arg(if job.owner.is_some() { "1" } else { "0" });
+                for (k, v) in &fields {
+                    call.arg(*k).arg(v);
+                }
+                call.invoke_async(&mut con).await
+            })
+            .await?;
+        Ok(created == 1)
+    }
+
+    pub async fn finished_since(&self, since_ms: i64) -> StoreResult<u64> {
+        self.link
+            .run(|mut con| async move { con.zcount(self.key("finished"), since_ms, "+inf").await })
+            .await
+    }
+
+    pub async fn list_owned(
+        &self,
+        owner: &str,
+        before: Option<(i64, String)>,
+        status: Option<Status>,
+        limit: usize,
+    ) -> StoreResult<(Vec<Job>, Option<(i64, String)>)> {
+        const BATCH: usize = 200;
+        let index = self.key(&format!("owner:{owner}"));
+        let max = before
+            .as_ref()
+            .map(|(ms, _)| ms.to_string())
+            .unwrap_or_else(|| "+inf".into());
+        let mut out = Vec::new();
+        let mut offset = 0usize;
+        loop {
+            let (index, max) = (&index, &max);
+            let page: Vec<(String, f64)> = self
+                .link
+                .run(|mut con| async move {
+                    redis::cmd("ZREVRANGEBYSCORE")
+                        .arg(index)
+                        .arg(max)
+                        .arg("-inf")
+                        .arg("WITHSCORES")
+                        .arg("LIMIT")
+                        .arg(offset)
+                        .arg(BATCH)
+                        .query_async(&mut con)
+                        .await
+                })
+                .await?;
+            let fetched = page.len();
+            offset += fetched;
+            let page: Vec<(String, i64)> = page
+                .into_iter()
+                .map(|(id, score)| (id, score as i64))
+                .filter(|(id, ms)| match &before {
+                    // Same millisecond as the cursor: only ids after it in the order.
+                    Some((cms, cid)) => ms < cms || (ms == cms && id < cid),
+                    None => true,
+                })
+                .collect();
+            let mut pipe = redis::pipe();
+            for (id, _) in &page {
+                pipe.hgetall(self.job_key(id));
+            }
+            let records: Vec<Vec<(String, String)>> = if page.is_empty() {
+                Vec::new()
+            } else {
+                let pipe = &pipe;
+                self.link
+                    .run(|mut con| async move { pipe.query_async(&mut con).await })
+                    .await?
+            };
+            let mut gone = Vec::new();
+            for ((id, ms), fields) in page.iter().zip(records) {
+                let Some(job) = decode(&fields)? else {
+                    gone.push(id.clone());
+                    continue;
+                };
+                if status.is_some_and(|s| s != job.state.status) {
+                    continue;
+                }
+                out.push(job);
+                if out.len() == limit {
+                    self.forget_owned(index, gone).await;
+                    return Ok((out, Some((*ms, id.clone()))));
+                }
+            }
+            self.forget_owned(index, gone).await;
+            if fetched < BATCH {
+                return Ok((out, None));
+            }
+        }
+    }
+
+    /// Drops index entries of jobs that expired (best effort: a listing skips them anyway).
+    async fn forget_owned(&self, index: &str, gone: Vec<String>) {
+        if gone.is_empty() {
+            return;
+        }
+        let _: StoreResult<i64> = self
+            .link
+            .run(|mut con| async move { con.zrem(index, gone).await })
+            .await;
+    }
+
+    pub async fn get_with_seq(&self, id: &str) -> StoreResult<Option<(Job, u64)>> {
+        let fields: Vec<(String, String)> = self
+            .link
+            .run(|mut con| async move { con.hgetall(self.job_key(id)).await })
+            .await?;
+        Ok(decode(&fields)?.map(|job| (job, event_seq(&fields))))
+    }
+
+    pub async fn publish_change(&self, id: &str) -> StoreResult<()> {
+        let _: i64 = self
+            .link
+            .run(|mut con| async move {
+                self.scripts
+                    .publish
+                    .key(self.job_key(id))
+                    .arg(self.key("events"))
+                    .arg(id)
+                    .invoke_async(&mut con)
+                    .await
+            })
+            .await?;
+        Ok(())
+    }
+
+    /// A dedicated connection subscribed to the job-events channel.
+    pub async fn subscribe_events(&self) -> StoreResult<redis::aio::PubSub> {
+        let mut pubsub = self.link.client().get_async_pubsub().await?;
+        pubsub.subscribe(self.key("events")).await?;
+        Ok(pubsub)
     }
 
     pub async fn claim(
@@ -418,6 +591,31 @@ impl RedisStore {
     }
 }
 
+/// `<id>` and the rest of a job-events message.
+pub fn split_event(payload: &[u8]) -> Option<(&str, &[u8])> {
+    let nl = payload.iter().position(|b| *b == b'\n')?;
+    let id = std::str::from_utf8(&payload[..nl]).ok()?;
+    Some((id, &payload[nl + 1..]))
+}
+
+/// The job and its `event_seq` from the rest of a job-events message (`None`: the job is gone).
+pub fn decode_event(rest: &[u8]) -> StoreResult<Option<(Job, u64)>> {
+    if rest.is_empty() {
+        return Ok(None);
+    }
+    let flat: Vec<String> = serde_json::from_slice(rest)?;
+    let fields = pairs(flat);
+    Ok(decode(&fields)?.map(|job| (job, event_seq(&fields))))
+}
+
+fn event_seq(fields: &[(String, String)]) -> u64 {
+    fields
+        .iter()
+        .find(|(k, _)| k == "event_seq")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0)
+}
+
 fn pairs(flat: Vec<String>) -> Vec<(String, String)> {
     let mut out = Vec::with_capacity(flat.len() / 2);
     let mut iter = flat.into_iter();
@@ -465,5 +663,6 @@ fn decode(fields: &[(String, String)]) -> StoreResult<Option<Job>> {
         metadata: get("metadata").map(serde_json::from_str).transpose()?,
         webhook: get("webhook").map(serde_json::from_str).transpose()?,
     };
-    Ok(Some(Job { spec, state }))
+    let owner = get("owner").map(str::to_string);
+    Ok(Some(Job { spec, state, owner }))
 }
