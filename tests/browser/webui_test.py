@@ -183,9 +183,11 @@ def rendered_has(page, what):
         }""", what)
 
 
-def show(page, file_name, nth=0):
-    card(page, file_name).get_by_role("button", name="Show result").click()
-    page.wait_for_function("() => !document.getElementById('result').hidden && document.getElementById('source').textContent.length > 0")
+def show(page, file_name):
+    c = card(page, file_name)
+    c.get_by_role("button", name="Show result").click()
+    page.wait_for_function("(id) => document.getElementById('result').dataset.jobId === id",
+                           arg=c.get_attribute("data-job-id"))
     # images decode asynchronously
     page.wait_for_function("() => [...document.querySelectorAll('#rendered img')].every(i => i.complete)")
 
@@ -417,6 +419,59 @@ def main():
         kb.wait_for_function("() => document.querySelectorAll('#rendered table').length > 0")
         ok(f"keyboard only: Tab order {order}; Space opened the file chooser, Enter converted and showed the result")
         kb.close()
+
+        # 10. what the page is written against before every server has it: a job events
+        # stream (answered here by interception, replaying the real job's states) and an API
+        # key, sent on every request and kept across reloads; a 401 asks for the key.
+        sp = ctx.new_page()
+        sent = []
+        sp.on("request", lambda r: sent.append((r.url, r.headers.get("x-api-key"))) if "/api/" in r.url else None)
+
+        def events(route):
+            job_id = route.request.url.split("/jobs/")[1].split("/")[0]
+            for _ in range(600):
+                with urllib.request.urlopen(f"{base}/api/v1/jobs/{job_id}") as r:
+                    job = json.load(r)
+                if job["status"] in ("completed", "failed"):
+                    break
+                time.sleep(0.1)
+            states = [dict(job, status="pending", progress=0)]
+            states += [dict(job, status="processing", progress=n) for n in (35, 70)]
+            states.append(job)
+            body = ": stream opened\n\n" + "".join(
+                f"event: job\ndata: {json.dumps(s_)}\n\n" for s_ in states)
+            route.fulfill(status=200, headers={"content-type": "text/event-stream"}, body=body)
+
+        sp.route("**/jobs/*/events", events)
+        sp.goto(base + "/", wait_until="load")
+        sp.click("#more summary")
+        sp.fill("#api_key", "browser-test-key")
+        sp.press("#api_key", "Tab")
+        sp.wait_for_function("() => document.getElementById('form-msg').textContent.includes('saved')")
+        sent.clear()
+        sp.set_input_files("#file", files["docx"])
+        sp.click("#submit")
+        c = wait_final(sp, names["docx"])
+        h = history(c)
+        if c.get_attribute("data-transport") != "events" or h != [0, 35, 70, 100]:
+            fail(f"events stream: transport {c.get_attribute('data-transport')}, progress {h}")
+        with sp.expect_download():
+            c.get_by_role("button", name="Download").click()
+        missing = [u for u, k in sent if k != "browser-test-key"]
+        if missing or not sent:
+            fail(f"requests without the API key: {missing}")
+        sp.reload(wait_until="load")
+        kept = sp.input_value("#api_key")
+        sp.route("**/openapi.json", lambda r: r.fulfill(status=401, content_type="application/json",
+                                                         body='{"detail":"API key required"}'))
+        sp.reload(wait_until="load")
+        sp.wait_for_function("() => document.getElementById('form-msg').textContent.includes('API key')")
+        asked = sp.evaluate("() => document.getElementById('more').open")
+        if kept != "browser-test-key" or not asked:
+            fail(f"key kept across reloads: {kept!r}; a 401 opens the key field: {asked}")
+        ok(f"events stream read through fetch: progress {h}; the key went with all {len(sent)} API requests "
+           f"(job, events, result download); kept across reloads; a 401 asks for it")
+        sp.close()
         browser.close()
     print(f"screenshots: {a.out}")
     print(f"browser tests passed in {time.time() - started:.1f} s")

@@ -452,6 +452,7 @@
     sel.replaceChildren(...parts.map((p, i) => new Option(p.label, String(i))));
     $('parts').hidden = parts.length < 2;
     showPart(0);
+    $('result').dataset.jobId = entry.job.id;
     $('result-h').scrollIntoView({ block: 'start' });
     $('rendered').focus({ preventScroll: true });
   }
