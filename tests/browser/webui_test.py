@@ -472,6 +472,36 @@ def main():
         ok(f"events stream read through fetch: progress {h}; the key went with all {len(sent)} API requests "
            f"(job, events, result download); kept across reloads; a 401 asks for it")
         sp.close()
+
+        # 11. /docs: typed fields, required first, descriptions rendered, response schemas
+        dp = ctx.new_page()
+        dp.on("pageerror", lambda e: errors.append(str(e)))
+        dp.goto(base + "/docs", wait_until="load")
+        post = dp.locator("details.op").filter(has=dp.locator("summary", has_text="POST")).first
+        post.locator("summary").first.click()
+        form = post.locator("form")
+        labels = form.locator(".field label").all_inner_texts()
+        kinds = form.evaluate("""f => [...f.querySelectorAll('.field')].map(d => {
+            const i = d.querySelector('input,select'); return i.tagName === 'SELECT' ? 'select' : i.type; })""")
+        typed = dict(zip(labels, kinds))
+        if labels[:2] != ["file", "output_format"] or typed.get("output_format") != "select" \
+                or typed.get("use_ocr") != "checkbox" or typed.get("ocr_provider") != "select":
+            fail(f"/docs fields: {typed}")
+        codes = post.locator("code").count()
+        post.locator("details summary", has_text="202").click()
+        schema = post.locator("details", has=dp.locator("summary", has_text="202")).inner_text()
+        if "file_name" not in schema or "Example" not in schema:
+            fail(f"/docs: the 202 response shows no schema or example: {schema[:300]!r}")
+        form.locator("input[type=file]").set_input_files(files["docx"])
+        form.locator("select").first.select_option("md")
+        form.get_by_role("button", name="Send").click()
+        dp.wait_for_function("() => [...document.querySelectorAll('pre')].some(p => p.textContent.startsWith('HTTP 202'))")
+        dp.screenshot(path=os.path.join(a.out, "desktop-docs.png"), full_page=True)
+        ok(f"/docs: fields {typed} (required first); {codes} code spans rendered in descriptions; "
+           f"202 schema and example shown; Send answered HTTP 202")
+        if errors:
+            fail(f"errors in the page's console: {errors}")
+        dp.close()
         browser.close()
     print(f"screenshots: {a.out}")
     print(f"browser tests passed in {time.time() - started:.1f} s")

@@ -7,7 +7,8 @@
 //! from npm, MIT, its licence in `marked-LICENSE.txt`, served at `/ui/licenses.txt`). Every
 //! answer carries a Content-Security-Policy that allows only this origin (images also as
 //! `data:` and `blob:` URLs, which is how results carry them), so nothing in a converted
-//! document can load or run anything else.
+//! document can load or run anything else. `/docs` (`docs.html`, `webui/docs.{js,css}`) is
+//! served the same way.
 
 use super::Shared;
 use axum::extract::State;
@@ -22,6 +23,9 @@ const APP_JS: &str = include_str!("webui/app.js");
 const APP_CSS: &str = include_str!("webui/app.css");
 const MARKED_JS: &str = include_str!("webui/marked.js");
 const LICENSES: &str = include_str!("webui/marked-LICENSE.txt");
+const DOCS: &str = include_str!("docs.html");
+const DOCS_JS: &str = include_str!("webui/docs.js");
+const DOCS_CSS: &str = include_str!("webui/docs.css");
 
 /// Only this origin; images also from `data:` (Markdown output embeds them) and `blob:`
 /// (images and downloads fetched with the API key). No inline script or style.
@@ -36,6 +40,8 @@ pub fn routes() -> Router<Arc<Shared>> {
         .route("/ui/app.js", get(|| async { asset(APP_JS, JS) }))
         .route("/ui/app.css", get(|| async { asset(APP_CSS, CSS) }))
         .route("/ui/marked.js", get(|| async { asset(MARKED_JS, JS) }))
+        .route("/ui/docs.js", get(|| async { asset(DOCS_JS, JS) }))
+        .route("/ui/docs.css", get(|| async { asset(DOCS_CSS, CSS) }))
         .route(
             "/ui/licenses.txt",
             get(|| async { asset(LICENSES, "text/plain; charset=utf-8") }),
@@ -51,6 +57,15 @@ async fn index(State(shared): State<Arc<Shared>>) -> Response {
         .replace("{{API_PREFIX}}", &escape_attr(&shared.config.api_prefix))
         .replace("{{VERSION}}", env!("CARGO_PKG_VERSION"));
     asset(html, "text/html; charset=utf-8")
+}
+
+/// The `/docs` page (its script and style are `/ui/docs.js` and `/ui/docs.css`), reading the
+/// OpenAPI document at `openapi_url`.
+pub fn docs_page(openapi_url: &str) -> Response {
+    asset(
+        DOCS.replace("{{OPENAPI_URL}}", &escape_attr(openapi_url)),
+        "text/html; charset=utf-8",
+    )
 }
 
 fn asset(body: impl Into<String>, content_type: &'static str) -> Response {
@@ -92,18 +107,29 @@ mod tests {
             + super::APP_CSS.len()
             + super::MARKED_JS.len();
         assert!(total < 200 * 1024, "the page weighs {total} bytes");
+        // Nothing is loaded from elsewhere (the CSP would refuse it too): no other origin in
+        // the HTML and CSS, and no script fetches an absolute URL.
         for (name, text) in [
             ("index.html", super::INDEX),
-            ("app.js", super::APP_JS),
             ("app.css", super::APP_CSS),
+            ("docs.html", super::DOCS),
+            ("docs.css", super::DOCS_CSS),
         ] {
             assert!(
                 !text.contains("http://") && !text.contains("https://"),
                 "{name} names another origin"
             );
         }
-        assert!(!super::INDEX.contains("<script>"), "no inline script");
-        assert!(!super::INDEX.contains("style="), "no inline style");
+        for (name, text) in [("app.js", super::APP_JS), ("docs.js", super::DOCS_JS)] {
+            assert!(
+                !text.contains("fetch('http") && !text.contains("fetch(\"http"),
+                "{name} fetches from another origin"
+            );
+        }
+        for page in [super::INDEX, super::DOCS] {
+            assert!(!page.contains("<script>"), "no inline script");
+            assert!(!page.contains("style="), "no inline style");
+        }
     }
 
     #[test]

@@ -59,6 +59,19 @@ async fn the_page_and_its_assets_are_served_from_this_origin_only() {
         }
     }
     assert!(total < 200 * 1024, "the page weighs {total} bytes");
+    // /docs is served the same way and reads this server's OpenAPI document.
+    let r = s.client.get(s.url("/docs")).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        r.headers()["content-security-policy"].to_str().unwrap(),
+        csp
+    );
+    let html = r.text().await.unwrap();
+    assert!(html.contains("/convert/v2/openapi.json") && html.contains("/ui/docs.js"));
+    for path in ["/ui/docs.js", "/ui/docs.css"] {
+        let r = s.client.get(s.url(path)).send().await.unwrap();
+        assert_eq!(r.status(), 200, "{path}");
+    }
     // The API's own answers are unchanged: an unknown path is still the contract's 404.
     let r = s.client.get(s.url("/ui/nope.js")).send().await.unwrap();
     assert_eq!(r.status(), 404);
