@@ -281,6 +281,8 @@ def main():
             counts = {w: rendered_has(page, w) for w in ("heading", "table", "image")}
             if not all(counts.values()):
                 fail(f"{names[key]} rendered: {counts}; source starts {page.inner_text('#source')[:300]!r}")
+            if key == "docx" and page.is_visible("#parts"):
+                fail("a one-part result shows part navigation")
             ok(f"{names[key]} rendered: {counts['heading']} headings, {counts['table']} table cells, "
                f"{counts['image']} images shown")
         # per page navigation of the two-page PDF

@@ -231,7 +231,9 @@
     state.className = 'state';
     state.setAttribute('role', 'status');
     state.textContent = 'Uploading…';
-    head.append(name, state);
+    const fmt = document.createElement('span');
+    fmt.className = 'fmt';
+    head.append(name, fmt, state);
     const bar = document.createElement('progress');
     bar.max = 100;
     bar.setAttribute('aria-labelledby', name.id);
@@ -259,6 +261,7 @@
   function update(entry, job) {
     entry.job = job;
     const c = entry.card;
+    c.li.querySelector('.fmt').textContent = `to ${LABELS[job.output_format] || job.output_format}`;
     const p = Math.max(0, Math.min(100, Number(job.progress) || 0));
     const hist = c.li.dataset.history ? c.li.dataset.history.split(',') : [];
     if (hist[hist.length - 1] !== String(p)) { hist.push(String(p)); c.li.dataset.history = hist.join(','); }
