@@ -49,6 +49,10 @@ cargo build --locked -q -p quire
 QUIRE="${CARGO_TARGET_DIR:-target}/debug/quire" tests/eval/formats/run.sh --count 48 --seed 20261125 \
   --bars tests/eval/formats/bars.json
 
+step "web page in headless Chromium (tests/browser: upload, progress, rendering, download, keyboard)"
+cargo build --locked -q -p quire
+QUIRE="${CARGO_TARGET_DIR:-target}/debug/quire" tests/browser/run.sh
+
 step "corpus"
 if [[ -d ../shared/corpus ]]; then
   cargo test --locked -p quire-tests --test corpus -- --nocapture --test-threads 2

@@ -3,7 +3,7 @@
 use super::errors::{detail, ApiError, ErrorDetail, ValidationErrors};
 use super::job::{download_name, timestamp, Job, JobSpec, JobView};
 use super::upload::{read_form, OcrPolicy, Upload};
-use super::{openapi, retention, worker, Shared};
+use super::{openapi, retention, webui, worker, Shared};
 use axum::body::Body;
 use axum::extract::{FromRequest, Multipart, Path, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
@@ -50,6 +50,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .nest(&prefix, api)
         .route("/docs", get(openapi::docs_page))
         .route("/metrics", get(metrics))
+        .merge(webui::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(

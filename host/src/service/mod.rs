@@ -7,6 +7,7 @@
 //! - [`job`]: the job record and its public view;
 //! - [`store`]: the job store and queue (embedded redb or Redis), with leases and fencing;
 //! - [`worker`]: claim → convert in a child ([`isolate`]) → finish; reclaimer, heartbeat;
+//! - [`webui`]: the web page at `/` (static files compiled in);
 //! - [`webhook`]: the delivery dispatcher; [`retention`]: the sweeper; [`metrics`];
 //! - [`events`]: live progress (SSE); [`auth`]: API keys, tenants, the per-key rate limit;
 //!   [`backpressure`]: `MAX_QUEUED_JOBS`.
@@ -29,6 +30,7 @@ pub mod retention;
 pub mod store;
 pub mod upload;
 pub mod webhook;
+pub mod webui;
 pub mod worker;
 
 pub use isolate::run_isolated_child;

@@ -8,7 +8,7 @@ use super::job::{JobView, OutputFormat, Status};
 use super::Shared;
 use axum::extract::State;
 use axum::http::header;
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
 use utoipa::OpenApi;
 
@@ -123,7 +123,7 @@ pub async fn openapi_json(State(shared): State<Arc<Shared>>) -> Response {
     }
 }
 
-pub async fn docs_page(State(shared): State<Arc<Shared>>) -> Html<String> {
+pub async fn docs_page(State(shared): State<Arc<Shared>>) -> Response {
     let url = format!("{}/openapi.json", shared.config.api_prefix);
-    Html(include_str!("docs.html").replace("{{OPENAPI_URL}}", &url))
+    super::webui::docs_page(&url)
 }

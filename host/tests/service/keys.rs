@@ -189,14 +189,17 @@ both_stores!(every_route_needs_the_right_key, |kind| async move {
         .status(),
         404
     );
-    // Health and readiness need no key; neither do /docs and /metrics outside the API.
-    for path in ["/api/v1/health", "/api/v1/ready", "/docs", "/metrics"] {
+    // Health and readiness need no key; neither do /docs, /metrics and the web page (which
+    // must load to ask for a key) outside the API.
+    for path in ["/api/v1/health", "/api/v1/ready", "/docs", "/metrics", "/", "/ui/app.js", "/ui/docs.js"] {
         let r = request(&s, &Method::GET, path, Key::None).await;
         assert_eq!(r.status(), 200, "{path}");
     }
     // /docs lets a person enter a key, and sends it with every request it makes.
     let docs = s.get_text(&s.url("/docs")).await;
-    assert!(docs.contains("id=\"apikey\"") && docs.contains("'Authorization': 'Bearer '"));
+    assert!(docs.contains("id=\"apikey\""), "{docs}");
+    let script = s.get_text(&s.url("/ui/docs.js")).await;
+    assert!(script.contains("headers.set('X-API-Key', apiKey)") && script.contains("getElementById('keyform')"));
     // An unknown path under the API asks for a key before saying it does not exist.
     let r = request(&s, &Method::GET, "/api/v1/nothing-here", Key::None).await;
     assert_eq!(r.status(), 401);

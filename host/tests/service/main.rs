@@ -18,3 +18,4 @@ mod recovery;
 mod slow_clients;
 mod store;
 mod webhooks;
+mod webui;
