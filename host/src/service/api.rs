@@ -39,6 +39,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         )
         .route("/jobs/{job_id}", get(get_job).delete(delete_job))
         .route("/jobs/{job_id}/result", get(get_result))
+        .route("/jobs/{job_id}/images/{name}", get(get_image))
         .route("/health", get(health))
         .route("/ready", get(ready))
         .route("/formats", get(formats))
@@ -129,6 +130,24 @@ pub struct CreateJobForm {
     use_ocr: Option<bool>,
     /// provider_one (default), provider_two or provider_three.
     ocr_provider: Option<String>,
+    /// How images appear: `embedded` (default, base64), `referenced` (`images/<name>` links;
+    /// files at `/jobs/{id}/images/{name}` and in `/jobs/{id}/result?bundle=zip`),
+    /// `placeholder` (`<!-- image: alt -->`) or `none`. JSON output keeps its `images` map
+    /// only when `embedded`.
+    #[schema(value_type = Option<crate::render::ImageOutput>)]
+    image_mode: Option<String>,
+    /// Pages of a PDF or slides of a presentation to convert, `1-3,7` (`5-`: to the end);
+    /// other types answer 422. The job fails when none of them exists.
+    pages: Option<String>,
+    /// The password of an encrypted PDF, DOCX, XLSX or PPTX. Never echoed, logged or kept
+    /// after the job ends.
+    #[schema(format = Password)]
+    password: Option<String>,
+    /// OCR every page, even one with a text layer (which is then ignored); needs use_ocr.
+    force_ocr: Option<bool>,
+    /// OCR languages for this job, comma-separated as OCR_LANGUAGE takes them (`en,de`);
+    /// needs use_ocr. 422 when the provider cannot read one.
+    ocr_language: Option<String>,
 }
 
 #[utoipa::path(post, path = "/api/v1/jobs", tag = "jobs",
@@ -196,6 +215,7 @@ pub async fn create_job(
             )))
         }
     };
+    super::options::check_for_type(&shared, &form, detected.mime).await?;
     let now = Utc::now();
     let base = base_url(config, &headers);
     let spec = JobSpec {
@@ -214,18 +234,27 @@ pub async fn create_job(
         input_bytes: form.size,
         mime: detected.mime.to_string(),
         input_in_store: false,
+        options: form.options,
     };
     let mut job = Job::new(spec);
+    // The password goes to its own record first (a worker may claim the job at once).
+    if let Some(password) = &form.password {
+        shared.store.put_secret(&id, &password.0).await?;
+    }
     match form.file {
         Upload::Memory(bytes) => {
             // The record and the bytes land in one commit: one fsync, no file.
             job.spec.input_in_store = true;
-            shared.store.create(&job, Some(bytes)).await?;
+            if let Err(e) = shared.store.create(&job, Some(bytes)).await {
+                let _ = shared.store.drop_secret(&id).await;
+                return Err(e.into());
+            }
         }
         Upload::Disk(file) => {
             file.keep(&worker::upload_path(&shared, &id)).await?;
             if let Err(e) = shared.store.create(&job, None).await {
                 let _ = std::fs::remove_file(worker::upload_path(&shared, &id));
+                let _ = shared.store.drop_secret(&id).await;
                 return Err(e.into());
             }
         }
@@ -305,6 +334,7 @@ pub async fn delete_job(
         Some(_) => {
             // A conversion in this process stops now; one elsewhere (Redis) within a poll.
             shared.cancel_local(&job_id);
+            let _ = shared.store.drop_secret(&job_id).await;
             retention::remove_files(&shared, &job_id);
             tracing::info!(job = %job_id, "job deleted");
             Ok(StatusCode::NO_CONTENT)
@@ -314,16 +344,27 @@ pub async fn delete_job(
 }
 
 #[utoipa::path(get, path = "/api/v1/jobs/{job_id}/result", tag = "jobs",
-    params(("job_id" = String, Path, description = "Job id")),
+    params(("job_id" = String, Path, description = "Job id"),
+        ("bundle" = Option<String>, Query, description = "`zip`: the result and its images (`images/<name>`) as one zip archive")),
     responses(
-        (status = 200, description = "The converted file", content_type = "text/markdown; charset=utf-8", body = String),
+        (status = 200, description = "The converted file (or with `bundle=zip`, an `application/zip` archive of it and its images)", content_type = "text/markdown; charset=utf-8", body = String),
         (status = 400, description = "Job not completed, or failed", body = ErrorDetail),
         (status = 404, description = "Unknown job, or result file gone", body = ErrorDetail),
         (status = 503, description = "The job store is unavailable; retry after `Retry-After` seconds", body = ErrorDetail, headers(("Retry-After" = u64, description = "Seconds to wait")))))]
 pub async fn get_result(
     State(shared): State<Arc<Shared>>,
     Path(job_id): Path<String>,
+    axum::extract::RawQuery(query): axum::extract::RawQuery,
 ) -> Result<Response, ApiError> {
+    let bundle = super::outputs::bundle_param(query.as_deref());
+    if let Some(b) = bundle.as_deref().filter(|b| *b != "zip") {
+        return Err(ApiError::Invalid(vec![super::errors::FieldError {
+            loc: vec!["query".into(), "bundle".into()],
+            msg: "Input should be 'zip'".into(),
+            kind: "enum".into(),
+            input: Some(b.into()),
+        }]));
+    }
     let job = load(&shared, &job_id).await?;
     match job.state.status {
         super::job::Status::Completed => {}
@@ -337,6 +378,9 @@ pub async fn get_result(
             )))
         }
         _ => return Err(ApiError::BadRequest("Job is not completed yet".into())),
+    }
+    if bundle.is_some() {
+        return super::outputs::bundle(&shared, &job).await;
     }
     let path = worker::output_path(&shared, &job);
     let file = match tokio::fs::File::open(&path).await {
@@ -358,6 +402,31 @@ pub async fn get_result(
         body,
     )
         .into_response())
+}
+
+#[utoipa::path(get, path = "/api/v1/jobs/{job_id}/images/{name}", tag = "jobs",
+    params(("job_id" = String, Path, description = "Job id"), ("name" = String, Path, description = "Image file name, as linked from the result (`images/<name>`)")),
+    responses(
+        (status = 200, description = "An image of a completed job converted with `image_mode=referenced`", content_type = "image/png", body = Vec<u8>),
+        (status = 400, description = "Job not completed, or failed", body = ErrorDetail),
+        (status = 404, description = "Unknown job or image", body = ErrorDetail),
+        (status = 503, description = "The job store is unavailable; retry after `Retry-After` seconds", body = ErrorDetail, headers(("Retry-After" = u64, description = "Seconds to wait")))))]
+pub async fn get_image(
+    State(shared): State<Arc<Shared>>,
+    Path((job_id, name)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let job = load(&shared, &job_id).await?;
+    match job.state.status {
+        super::job::Status::Completed => super::outputs::image(&shared, &job, &name).await,
+        super::job::Status::Failed => Err(ApiError::BadRequest(format!(
+            "Job failed: {}",
+            job.state
+                .error_message
+                .as_deref()
+                .unwrap_or("unknown error")
+        ))),
+        _ => Err(ApiError::BadRequest("Job is not completed yet".into())),
+    }
 }
 
 /// `attachment; filename="<ascii>"` plus `filename*=UTF-8''<percent-encoded>` when the name is

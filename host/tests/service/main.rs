@@ -10,6 +10,7 @@ mod api;
 mod bench;
 mod bombs;
 mod faults;
+mod options;
 mod outage;
 mod recovery;
 mod slow_clients;
