@@ -675,3 +675,102 @@ both_stores!(
         }
     }
 );
+
+/// A presentation of three slides, each with one title ("Slide one" …), built in code.
+fn three_slides() -> Vec<u8> {
+    use std::io::Write;
+    const P: &str = r#"xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships""#;
+    const REL: &str = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
+    let rels = |list: &[(&str, &str, &str)]| {
+        let mut s = String::from(
+            r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">"#,
+        );
+        for (id, kind, target) in list {
+            s.push_str(&format!(
+                r#"<Relationship Id="{id}" Type="{REL}/{kind}" Target="{target}"/>"#
+            ));
+        }
+        s + "</Relationships>"
+    };
+    let slide = |title: &str| {
+        format!(
+            r#"<p:sld {P}><p:cSld><p:spTree><p:nvGrpSpPr/><p:grpSpPr/><p:sp><p:nvSpPr><p:cNvPr id="2" name="t"/><p:cNvSpPr/><p:nvPr><p:ph type="title"/></p:nvPr></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr/><a:p><a:r><a:t>{title}</a:t></a:r></a:p></p:txBody></p:sp></p:spTree></p:cSld></p:sld>"#
+        )
+    };
+    let pres = format!(
+        r#"<p:presentation {P}><p:sldIdLst><p:sldId id="256" r:id="r1"/><p:sldId id="257" r:id="r2"/><p:sldId id="258" r:id="r3"/></p:sldIdLst><p:sldSz cx="12192000" cy="6858000"/></p:presentation>"#
+    );
+    let entries: Vec<(String, String)> = vec![
+        (
+            "[Content_Types].xml".into(),
+            r#"<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/ppt/presentation.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"/></Types>"#.into(),
+        ),
+        (
+            "_rels/.rels".into(),
+            rels(&[("r1", "officeDocument", "ppt/presentation.xml")]),
+        ),
+        ("ppt/presentation.xml".into(), pres),
+        (
+            "ppt/_rels/presentation.xml.rels".into(),
+            rels(&[
+                ("r1", "slide", "slides/slide1.xml"),
+                ("r2", "slide", "slides/slide2.xml"),
+                ("r3", "slide", "slides/slide3.xml"),
+            ]),
+        ),
+        ("ppt/slides/slide1.xml".into(), slide("Slide one")),
+        ("ppt/slides/slide2.xml".into(), slide("Slide two")),
+        ("ppt/slides/slide3.xml".into(), slide("Slide three")),
+    ];
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, data) in &entries {
+        w.start_file(name.as_str(), zip::write::SimpleFileOptions::default())
+            .unwrap();
+        w.write_all(data.as_bytes()).unwrap();
+    }
+    w.finish().unwrap().into_inner()
+}
+
+both_stores!(pages_choose_slides_of_a_presentation, |kind| async move {
+    let mut s = TestServer::start(kind).await;
+    let pptx = three_slides();
+    let job = run(
+        &s,
+        &[
+            FormPart::file("file", "deck.pptx", &pptx),
+            FormPart::text("output_format", "json"),
+            FormPart::text("pages", "1,3"),
+        ],
+    )
+    .await;
+    assert_eq!(job["status"], "completed", "{job}");
+    let v: Value = serde_json::from_str(&result(&s, job["id"].as_str().unwrap()).await).unwrap();
+    assert_eq!(v["content"]["total_slides"], 3, "{v}");
+    assert_eq!(v["document"]["metadata"]["num_slides"], 3, "{v}");
+    let numbers: Vec<&Value> = v["content"]["slides"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["slide_number"])
+        .collect();
+    assert_eq!(numbers, [1, 3]);
+    let job = run(
+        &s,
+        &[
+            FormPart::file("file", "deck.pptx", &pptx),
+            FormPart::text("output_format", "md"),
+            FormPart::text("pages", "2"),
+        ],
+    )
+    .await;
+    let md = result(&s, job["id"].as_str().unwrap()).await;
+    assert!(
+        md.starts_with("<!-- Slide 2 -->") && md.contains("Slide two"),
+        "{md}"
+    );
+    assert!(
+        !md.contains("Slide one") && !md.contains("Slide three"),
+        "{md}"
+    );
+    s.stop().await;
+});
