@@ -127,7 +127,18 @@ fn exact_forms(mut v: serde_json::Value, prefix: &str) -> serde_json::Value {
     let result = format!("{prefix}/jobs/{{job_id}}/result");
     v["paths"][&result]["get"]["responses"]["200"]["content"] = serde_json::json!({
         "text/markdown; charset=utf-8": {"schema": {"type": "string"}},
-        "application/json": {"schema": {"type": "object"}}
+        "application/json": {"schema": {"type": "object"}},
+        "application/zip": {"schema": {"type": "string", "format": "binary"}}
+    });
+    // `bundle` takes one value; anything else is a 422 naming it.
+    if let Some(params) = v["paths"][&result]["get"]["parameters"].as_array_mut() {
+        for p in params.iter_mut().filter(|p| p["name"] == "bundle") {
+            p["schema"] = serde_json::json!({"type": "string", "enum": ["zip"]});
+        }
+    }
+    v["paths"][&result]["get"]["responses"]["422"] = serde_json::json!({
+        "description": "`bundle` is not `zip`",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ValidationErrors"}}}
     });
     v
 }
