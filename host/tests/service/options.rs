@@ -774,3 +774,42 @@ both_stores!(pages_choose_slides_of_a_presentation, |kind| async move {
     );
     s.stop().await;
 });
+
+/// Embedded store: the password lives in the process's memory only, so a job still waiting
+/// when `quire serve` restarts cannot be opened any more; it fails saying so (and the
+/// password was never on disk).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_password_does_not_outlive_an_embedded_restart() {
+    use crate::faults::spawn;
+    let dir = tempfile::tempdir().unwrap();
+    let config = test_config(StoreKind::Embedded, dir.path());
+    let mut one = spawn("serve", dir.path(), &[("WORKERS", "0".to_string())]);
+    let s = remote(one.addr.as_deref().unwrap(), dir, config.clone());
+    let pdf = fixture("encrypted.pdf");
+    let (status, job) = post(
+        &s,
+        &[
+            FormPart::file("file", "secret.pdf", &pdf),
+            FormPart::text("output_format", "md"),
+            FormPart::text("password", PASSWORD),
+        ],
+    )
+    .await;
+    assert_eq!(status, 202, "{job}");
+    let id = job["id"].as_str().unwrap().to_string();
+    one.kill9();
+    let _two = spawn("serve", s.dir.path(), &[("WORKERS", "1".to_string())]);
+    let s = remote(_two.addr.as_deref().unwrap(), s.dir, config);
+    let job = s.wait_final(&id, WAIT).await;
+    assert_eq!(job["status"], "failed", "{job}");
+    assert_eq!(job["metadata"]["error_kind"], "encrypted", "{job}");
+    assert!(
+        job["error_message"]
+            .as_str()
+            .unwrap()
+            .starts_with("The password of this job is no longer kept"),
+        "{job}"
+    );
+    let db = std::fs::read(s.dir.path().join("data/quire.redb")).unwrap();
+    assert!(!db.windows(PASSWORD.len()).any(|w| w == PASSWORD.as_bytes()));
+}
