@@ -7,6 +7,7 @@ use crate::config::Config;
 use crate::pipeline::{ConvertControl, ConvertRequest, Engine, OutputFormat, RenderRequest};
 use crate::registry::Registry;
 use clap::{Parser, Subcommand, ValueEnum};
+use quire_plugin_api::JobOptions;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -73,6 +74,102 @@ pub struct ConvertArgs {
     /// files, a folder (created when missing).
     #[arg(long, short = 'o', value_name = "PATH")]
     pub output: Option<PathBuf>,
+    /// How images appear: embedded (base64), referenced (files in an `images` folder beside
+    /// the output, linked as images/<name>; needs an output file), placeholder
+    /// (`<!-- image: alt -->`) or none.
+    #[arg(long, value_enum, default_value = "embedded")]
+    pub image_mode: ImageModeArg,
+    /// Pages of a PDF or slides of a presentation to convert: 1-3,7 (5- runs to the end).
+    #[arg(long, value_name = "RANGES")]
+    pub pages: Option<String>,
+    /// The password of an encrypted PDF, DOCX, XLSX or PPTX. Other users of this machine can
+    /// see a command line: prefer --password-file.
+    #[arg(long, conflicts_with = "password_file")]
+    pub password: Option<String>,
+    /// A file whose first line is the password.
+    #[arg(long, value_name = "FILE")]
+    pub password_file: Option<PathBuf>,
+    /// OCR every page, even one with a text layer (needs --ocr).
+    #[arg(long, requires = "ocr")]
+    pub force_ocr: bool,
+    /// OCR languages, comma-separated as OCR_LANGUAGE takes them (en,de); needs --ocr.
+    #[arg(long, value_name = "CODES", requires = "ocr")]
+    pub ocr_language: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ImageModeArg {
+    Embedded,
+    Referenced,
+    Placeholder,
+    None,
+}
+
+impl ImageModeArg {
+    fn output(self) -> crate::render::ImageOutput {
+        use crate::render::ImageOutput as O;
+        match self {
+            ImageModeArg::Embedded => O::Embedded,
+            ImageModeArg::Referenced => O::Referenced,
+            ImageModeArg::Placeholder => O::Placeholder,
+            ImageModeArg::None => O::None,
+        }
+    }
+}
+
+/// The per-job options of the command line (issue 14), checked before anything is converted.
+fn job_options(args: &ConvertArgs, dests: &[Dest]) -> Result<JobOptions, UsageError> {
+    let pages = match &args.pages {
+        None => None,
+        Some(p) => Some(
+            quire_plugin_api::PageRanges::parse(p)
+                .map_err(|e| UsageError(format!("--pages {p}: {e}")))?,
+        ),
+    };
+    let password = match (&args.password, &args.password_file) {
+        (Some(p), _) => Some(p.clone()),
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                UsageError(format!(
+                    "cannot read the password file {}: {e}",
+                    path.display()
+                ))
+            })?;
+            Some(text.lines().next().unwrap_or_default().to_string())
+        }
+        (None, None) => None,
+    };
+    let ocr_languages = match &args.ocr_language {
+        None => None,
+        Some(l) => Some(
+            crate::service::options::normalise_languages(l)
+                .map_err(|e| UsageError(format!("--ocr-language: {e}")))?,
+        ),
+    };
+    if args.image_mode == ImageModeArg::Referenced {
+        // The images go to `images/` beside each result: one result per folder.
+        let mut folders = Vec::new();
+        for dest in dests {
+            let Dest::File(path) = dest else {
+                return Err(UsageError(
+                    "--image-mode referenced writes the images beside the output file; name one with -o".into(),
+                ));
+            };
+            let folder = identity(&path.parent().unwrap_or(Path::new(".")).join("images"));
+            if folders.contains(&folder) {
+                return Err(UsageError(
+                    "--image-mode referenced writes each result's images to images/ beside it; convert files whose results share a folder one at a time".into(),
+                ));
+            }
+            folders.push(folder);
+        }
+    }
+    Ok(JobOptions {
+        pages,
+        password,
+        force_ocr: args.force_ocr,
+        ocr_languages,
+    })
 }
 
 /// Builds the engine from configuration (config.toml and environment) over every plugin.
@@ -262,7 +359,8 @@ pub fn convert(args: &ConvertArgs, config: &Config) -> anyhow::Result<i32> {
         FormatArg::Md => (OutputFormat::Markdown, "md"),
         FormatArg::Json => (OutputFormat::Json, "json"),
     };
-    let dests = match plan(args, ext) {
+    let planned = plan(args, ext).and_then(|d| job_options(args, &d).map(|o| (d, o)));
+    let (dests, options) = match planned {
         Ok(d) => d,
         Err(UsageError(message)) => {
             eprintln!("quire: {message}");
@@ -282,7 +380,7 @@ pub fn convert(args: &ConvertArgs, config: &Config) -> anyhow::Result<i32> {
     let mut status = 0;
     let mut failed: Vec<String> = Vec::new();
     for (input, dest) in args.files.iter().zip(&dests) {
-        let code = convert_one(&engine, args, input, dest, format, several);
+        let code = convert_one(&engine, args, &options, input, dest, format, several);
         if code != 0 {
             failed.push(input.display().to_string());
         }
@@ -304,6 +402,7 @@ pub fn convert(args: &ConvertArgs, config: &Config) -> anyhow::Result<i32> {
 fn convert_one(
     engine: &Engine,
     args: &ConvertArgs,
+    options: &JobOptions,
     input: &Path,
     dest: &Dest,
     format: OutputFormat,
@@ -365,7 +464,7 @@ fn convert_one(
         ..ConvertControl::default()
     };
     let started = std::time::Instant::now();
-    let result = engine.convert_document(&request, &mut control);
+    let result = engine.convert_document_with(&request, &mut control, options);
     if show_progress {
         eprint!("\r\x1b[K");
     }
@@ -381,6 +480,7 @@ fn convert_one(
         format,
         ocr_provider: args.ocr.then_some(args.ocr_provider.as_str()),
         input_bytes: bytes.len(),
+        images: args.image_mode.output(),
     };
     // The document holds all that rendering needs: the input goes before the output is
     // written, which streams to its destination instead of being built whole.
@@ -392,6 +492,18 @@ fn convert_one(
             });
             match written {
                 Ok(result) => {
+                    if result.is_ok() && args.image_mode == ImageModeArg::Referenced {
+                        let dir = path
+                            .parent()
+                            .unwrap_or(Path::new("."))
+                            .join(crate::render::files::IMAGE_DIR);
+                        if let Err(e) =
+                            crate::render::files::write_images(&converted.document, &dir)
+                        {
+                            eprintln!("{prefix}cannot write the images to {}: {e}", dir.display());
+                            return 1;
+                        }
+                    }
                     if result.is_ok() && several && show_progress {
                         eprintln!("quire: {what} -> {}", path.display());
                     }

@@ -10,6 +10,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod decrypt;
 pub mod detect;
 pub mod images;
 pub mod pipeline;

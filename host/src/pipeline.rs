@@ -12,7 +12,8 @@ use crate::registry::Registry;
 pub use crate::render::OutputFormat;
 use crate::render::{self, RenderOptions};
 use quire_plugin_api::{
-    Context, Converter, Document, Error, Input, Limits, OcrProvider, PluginConfig, Result,
+    Context, Converter, Document, Error, Input, JobOptions, Limits, OcrProvider, PluginConfig,
+    Result,
 };
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -67,6 +68,9 @@ pub struct Converted {
     pub ocr_images: u32,
 }
 
+/// An OCR provider id and the languages it was built for.
+type LanguageKey = (&'static str, String);
+
 /// Converters and OCR providers, built once per process.
 pub struct Engine {
     registry: Registry,
@@ -75,12 +79,15 @@ pub struct Engine {
     render: RenderOptions,
     converters: Mutex<HashMap<&'static str, Arc<dyn Converter>>>,
     providers: Mutex<HashMap<&'static str, Arc<dyn OcrProvider>>>,
+    /// Providers built for a job's own `ocr_language`, by (id, languages).
+    language_providers: Mutex<HashMap<LanguageKey, Arc<dyn OcrProvider>>>,
 }
 
 impl Engine {
     pub fn new(registry: Registry, config: PluginConfig) -> Engine {
         let render = RenderOptions {
             sample_rows: config.spreadsheet_sample_rows,
+            ..RenderOptions::default()
         };
         Engine {
             registry,
@@ -89,6 +96,7 @@ impl Engine {
             render,
             converters: Mutex::new(HashMap::new()),
             providers: Mutex::new(HashMap::new()),
+            language_providers: Mutex::new(HashMap::new()),
         }
     }
 
@@ -175,13 +183,71 @@ impl Engine {
         Ok((descriptor.id, built))
     }
 
+    /// The OCR provider with this id reading `languages` (`OCR_LANGUAGE` syntax) instead of
+    /// the server's setting: built once per (id, languages) from the configuration with the
+    /// language replaced, so a provider applies it exactly as it applies `OCR_LANGUAGE`.
+    pub fn ocr_provider_for(
+        &self,
+        id: &str,
+        languages: Option<&str>,
+    ) -> Result<(&'static str, Arc<dyn OcrProvider>)> {
+        let Some(languages) = languages.filter(|l| *l != self.config.ocr.language) else {
+            return self.ocr_provider(id);
+        };
+        let descriptor = self
+            .registry
+            .ocr_provider(id)
+            .map_err(|e| Error::unsupported(format!("{e}.")))?;
+        let key = (descriptor.id, languages.to_string());
+        let mut cache = self
+            .language_providers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = cache.get(&key) {
+            return Ok((descriptor.id, p.clone()));
+        }
+        let mut config = self.config.clone();
+        config.ocr.language = languages.to_string();
+        let readiness = (descriptor.readiness)(&config);
+        if !readiness.ready {
+            return Err(Error::unsupported(format!(
+                "OCR provider {} cannot read the languages {languages}: {}",
+                descriptor.id, readiness.detail
+            )));
+        }
+        let built: Arc<dyn OcrProvider> = Arc::from((descriptor.factory)(&config)?);
+        cache.insert(key, built.clone());
+        Ok((descriptor.id, built))
+    }
+
     /// Converts to the document model and applies the image rules (no rendering).
     pub fn convert_document(
         &self,
         req: &ConvertRequest<'_>,
         control: &mut ConvertControl<'_>,
     ) -> Result<Converted> {
-        let detected = self.detect(req.bytes, req.file_name)?;
+        self.convert_document_with(req, control, &JobOptions::default())
+    }
+
+    /// [`Engine::convert_document`] with the job's options (pages, password, force_ocr, OCR
+    /// languages), which the converter reads from its context.
+    pub fn convert_document_with(
+        &self,
+        req: &ConvertRequest<'_>,
+        control: &mut ConvertControl<'_>,
+        options: &JobOptions,
+    ) -> Result<Converted> {
+        let decrypted;
+        let mut req = *req;
+        let mut detected = self.detect(req.bytes, req.file_name)?;
+        if detected.encrypted {
+            if let Some(password) = options.password.as_deref() {
+                decrypted = crate::decrypt::ooxml(req.bytes, password, detected.label)?;
+                req.bytes = &decrypted;
+                detected = self.detect(req.bytes, req.file_name)?;
+            }
+        }
+        let req = &req;
         if detected.encrypted {
             return Err(Error::encrypted(format!(
                 "The {} file is password-protected (encrypted); remove the password and try again.",
@@ -194,10 +260,11 @@ impl Engine {
             .map_err(|e| Error::unsupported(format!("{e}.")))?;
         let converter = self.converter(descriptor.id, descriptor.factory)?;
         let ocr = match req.ocr_provider {
-            Some(id) => Some(self.ocr_provider(id)?),
+            Some(id) => Some(self.ocr_provider_for(id, options.ocr_languages.as_deref())?),
             None => None,
         };
         let mut ctx = Context::new()
+            .with_options(options.clone())
             .with_limits(self.limits.clone())
             .with_structured_data(req.format == OutputFormat::Json);
         if let Some(deadline) = control.deadline {
@@ -289,11 +356,15 @@ impl Engine {
             written: 0,
             limit: self.limits.max_output_bytes,
         };
+        let opts = RenderOptions {
+            images: req.images,
+            ..self.render.clone()
+        };
         render::render_to(
             &converted.document,
             req.file_name,
             req.format,
-            &self.render,
+            &opts,
             &mut out,
         )
         .map_err(|e| {
@@ -330,6 +401,8 @@ pub struct RenderRequest<'a> {
     pub format: OutputFormat,
     pub ocr_provider: Option<&'a str>,
     pub input_bytes: usize,
+    /// The job's `image_mode`.
+    pub images: render::ImageOutput,
 }
 
 impl<'a> RenderRequest<'a> {
@@ -339,6 +412,7 @@ impl<'a> RenderRequest<'a> {
             format: req.format,
             ocr_provider: req.ocr_provider,
             input_bytes: req.bytes.len(),
+            images: render::ImageOutput::Embedded,
         }
     }
 }

@@ -662,3 +662,105 @@ fn the_log_tells_readiness_rejections_and_failures() {
     assert!(finished[0].get("error").is_none(), "{log}");
     assert!(finished[0]["converter"] == "text", "{log}");
 }
+
+/// Issue 14 on the command line: `--image-mode referenced` writes `images/` beside the
+/// output file and links into it; `--pages`, `--password-file` and a wrong password; usage
+/// mistakes are status 2 with nothing written.
+#[test]
+fn image_modes_pages_and_passwords_on_the_command_line() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/options");
+    let dir = tempfile::tempdir().unwrap();
+    // A Markdown input with one picture.
+    let mut png = Vec::new();
+    image::DynamicImage::ImageRgb8(image::RgbImage::from_pixel(3, 2, image::Rgb([200, 10, 10])))
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    use base64::Engine as _;
+    let md = format!(
+        "# Title\n\n![A dot](data:image/png;base64,{})\n",
+        base64::engine::general_purpose::STANDARD.encode(&png)
+    );
+    std::fs::write(dir.path().join("pic.md"), md).unwrap();
+    let out = quire_in(dir.path())
+        .args(["convert", "pic.md", "--image-mode", "referenced", "-o"])
+        .arg(dir.path().join("out/result.md"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "the folder out/ does not exist");
+    std::fs::create_dir(dir.path().join("out")).unwrap();
+    let out = quire_in(dir.path())
+        .args([
+            "convert",
+            "pic.md",
+            "--image-mode",
+            "referenced",
+            "-o",
+            "out/result.md",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result = std::fs::read_to_string(dir.path().join("out/result.md")).unwrap();
+    let link = result
+        .split("](")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .unwrap()
+        .to_string();
+    assert!(link.starts_with("images/"), "{result}");
+    assert_eq!(
+        std::fs::read(dir.path().join("out").join(&link)).unwrap(),
+        png
+    );
+    // Standard output has no folder beside it.
+    let out = quire_in(dir.path())
+        .args(["convert", "pic.md", "--image-mode", "referenced"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+
+    let pw = dir.path().join("pw.txt");
+    std::fs::write(&pw, "Quire-opt-7391-secret\n").unwrap();
+    let out = quire_in(dir.path())
+        .arg("convert")
+        .arg(fixtures.join("encrypted.pdf"))
+        .args(["--pages", "3", "--password-file"])
+        .arg(&pw)
+        .output()
+        .unwrap();
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        md.starts_with("<!-- Page 3 -->") && md.contains("charlie"),
+        "{md}"
+    );
+    assert!(!md.contains("alpha") && !md.contains("bravo"), "{md}");
+    let out = quire_in(dir.path())
+        .arg("convert")
+        .arg(fixtures.join("encrypted.docx"))
+        .args(["--password", "wrong"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "quire: The password given does not open this DOCX file"
+    );
+    for bad in [&["--pages", "4-2"][..], &["--force-ocr"][..]] {
+        let out = quire_in(dir.path())
+            .args(["convert", "pic.md"])
+            .args(bad)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+    }
+}

@@ -4,7 +4,7 @@
 //! (pages, slides, sheets, images) so a deadline or cancellation stops it cooperatively; the
 //! host also enforces a hard wall-clock and memory limit from outside, for code that loops.
 
-use crate::{Error, OcrImage, OcrOutput, OcrProvider, Result};
+use crate::{Error, JobOptions, OcrImage, OcrOutput, OcrProvider, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -74,6 +74,7 @@ pub struct Context<'a> {
     ocr_images: u32,
     warnings: Vec<String>,
     structured_data: bool,
+    options: JobOptions,
 }
 
 impl<'a> Context<'a> {
@@ -88,6 +89,7 @@ impl<'a> Context<'a> {
             ocr_images: 0,
             warnings: Vec::new(),
             structured_data: true,
+            options: JobOptions::default(),
         }
     }
 
@@ -101,6 +103,22 @@ impl<'a> Context<'a> {
     /// (Markdown output renders the blocks only).
     pub fn wants_structured_data(&self) -> bool {
         self.structured_data
+    }
+
+    /// The job's options (pages, password, force_ocr, OCR languages).
+    pub fn with_options(mut self, options: JobOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// What the client chose for this job; the defaults when nothing.
+    pub fn options(&self) -> &JobOptions {
+        &self.options
+    }
+
+    /// Whether every page is to be read by OCR (the job asked for it and OCR is on).
+    pub fn force_ocr(&self) -> bool {
+        self.options.force_ocr && self.ocr.is_some()
     }
 
     pub fn with_limits(mut self, limits: Limits) -> Self {

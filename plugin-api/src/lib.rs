@@ -20,6 +20,7 @@ mod context;
 pub mod datauri;
 mod error;
 pub mod model;
+mod options;
 mod plugin;
 pub mod text;
 
@@ -27,6 +28,7 @@ pub use config::{ImageRules, OcrConfig, PluginConfig};
 pub use context::{Context, Limits, OcrRequest, ProgressSink};
 pub use error::{Error, ErrorKind, Result};
 pub use model::*;
+pub use options::{JobOptions, PageRanges};
 pub use plugin::{
     Converter, ConverterDescriptor, Input, OcrImage, OcrOutput, OcrProvider, OcrProviderDescriptor,
     Readiness,

@@ -4,6 +4,11 @@
 //! validated against them.
 
 use super::{fold, markdown, plain_blocks, plain_inlines, title, ImageMode, RenderOptions};
+
+/// How images appear in the text of JSON output, set once per document by [`document`].
+fn mode_of(opts: &RenderOptions) -> ImageMode {
+    opts.images.json_text()
+}
 use base64::Engine as _;
 use quire_plugin_api::text::word_count;
 use quire_plugin_api::{Block, Document, DocumentKind, Grid, Inline, Part};
@@ -29,11 +34,11 @@ pub fn document(doc: &Document, file_name: &str, opts: &RenderOptions) -> Value 
         }
     }
     let content = match doc.kind {
-        DocumentKind::Paged => paged(doc),
-        DocumentKind::Presentation => presentation(doc),
+        DocumentKind::Paged => paged(doc, mode_of(opts)),
+        DocumentKind::Presentation => presentation(doc, mode_of(opts)),
         DocumentKind::Spreadsheet => spreadsheet(doc, opts),
-        DocumentKind::Flowing => structured_document(doc),
-        DocumentKind::Image => image(doc),
+        DocumentKind::Flowing => structured_document(doc, mode_of(opts)),
+        DocumentKind::Image => image(doc, mode_of(opts)),
         DocumentKind::StructuredData => json!({
             "type": "structured_data",
             "data": doc.data.clone().unwrap_or(Value::Null),
@@ -59,10 +64,21 @@ pub fn document(doc: &Document, file_name: &str, opts: &RenderOptions) -> Value 
             )
         })
         .collect();
-    if !images.is_empty() {
+    // `referenced`, `placeholder` and `none` leave the map out: the files are served apart.
+    if !images.is_empty() && opts.images == super::ImageOutput::Embedded {
         out["images"] = Value::Object(images);
     }
     out
+}
+
+/// The document's own count of pages or slides (the converter's `metadata.extra[key]`), which
+/// stays the whole document's when the job's `pages` converted only some; else the parts.
+fn declared_total(doc: &Document, key: &str) -> usize {
+    doc.metadata
+        .extra
+        .get(key)
+        .and_then(Value::as_u64)
+        .map_or(doc.parts.len(), |n| n as usize)
 }
 
 fn opt(v: &Option<String>) -> Value {
@@ -73,12 +89,12 @@ fn kind_metadata(doc: &Document) -> Value {
     let m = &doc.metadata;
     match doc.kind {
         DocumentKind::Paged => json!({
-            "num_pages": doc.parts.len(),
+            "num_pages": declared_total(doc, "num_pages"),
             "author": opt(&m.author),
             "created": opt(&m.created),
         }),
         DocumentKind::Presentation => json!({
-            "num_slides": doc.parts.len(),
+            "num_slides": declared_total(doc, "num_slides"),
             "slide_width": m.slide_width,
             "slide_height": m.slide_height,
             "author": opt(&m.author),
@@ -127,28 +143,29 @@ fn count_paragraphs(blocks: &[Block]) -> usize {
         .sum()
 }
 
-fn part_text(part: &Part) -> String {
-    let mut text = markdown::blocks(&part.blocks, ImageMode::Reference);
+fn part_text(part: &Part, mode: ImageMode) -> String {
+    let mut text = markdown::blocks(&part.blocks, mode);
     if !part.notes.is_empty() {
         text.push_str("\n\n### Notes\n\n");
-        text.push_str(&markdown::blocks(&part.notes, ImageMode::Reference));
+        text.push_str(&markdown::blocks(&part.notes, mode));
     }
     text
 }
 
-fn paged(doc: &Document) -> Value {
+fn paged(doc: &Document, mode: ImageMode) -> Value {
     let pages: Vec<Value> = doc
         .parts
         .iter()
         .map(|p| {
-            let text = part_text(p);
+            let text = part_text(p, mode);
             json!({"page_number": p.number, "text": text, "word_count": word_count(&text)})
         })
         .collect();
-    json!({"type": "multi_page_document", "total_pages": pages.len(), "pages": pages})
+    let total = declared_total(doc, "num_pages");
+    json!({"type": "multi_page_document", "total_pages": total, "pages": pages})
 }
 
-fn presentation(doc: &Document) -> Value {
+fn presentation(doc: &Document, mode: ImageMode) -> Value {
     let slides: Vec<Value> = doc
         .parts
         .iter()
@@ -159,11 +176,11 @@ fn presentation(doc: &Document) -> Value {
                 Block::Heading { content, .. } => Some(fold(&plain_inlines(content))),
                 _ => None,
             });
-            let notes = markdown::blocks(&p.notes, ImageMode::Reference);
+            let notes = markdown::blocks(&p.notes, mode);
             let mut slide = json!({
                 "slide_number": p.number,
                 "title": slide_title,
-                "text": markdown::blocks(&p.blocks, ImageMode::Reference),
+                "text": markdown::blocks(&p.blocks, mode),
                 "summary": summary(&p.blocks),
                 "elements": elements,
             });
@@ -173,7 +190,8 @@ fn presentation(doc: &Document) -> Value {
             slide
         })
         .collect();
-    json!({"type": "presentation", "total_slides": slides.len(), "slides": slides})
+    let total = declared_total(doc, "num_slides");
+    json!({"type": "presentation", "total_slides": total, "slides": slides})
 }
 
 /// A one-line summary: the slide's text folded and cut at a word boundary near 200 characters.
@@ -236,6 +254,7 @@ fn slide_elements(blocks: &[Block], level: usize, out: &mut Vec<Value>) {
 }
 
 fn spreadsheet(doc: &Document, opts: &RenderOptions) -> Value {
+    let mode = mode_of(opts);
     let names = sheet_names(doc);
     let sheets: Vec<Value> = doc
         .parts
@@ -253,7 +272,7 @@ fn spreadsheet(doc: &Document, opts: &RenderOptions) -> Value {
             let mut entry = sheet(name, &grids, opts.sample_rows);
             // cell comments, as a slide's notes: Markdown text beside the contract's fields
             if !part.notes.is_empty() {
-                entry["notes"] = Value::String(markdown::blocks(&part.notes, ImageMode::Reference));
+                entry["notes"] = Value::String(markdown::blocks(&part.notes, mode));
             }
             entry
         })
@@ -411,7 +430,7 @@ struct Section<'a> {
     blocks: Vec<&'a Block>,
 }
 
-fn structured_document(doc: &Document) -> Value {
+fn structured_document(doc: &Document, mode: ImageMode) -> Value {
     let mut sections: Vec<Section<'_>> = Vec::new();
     let mut current = Section {
         heading: String::new(),
@@ -447,7 +466,7 @@ fn structured_document(doc: &Document) -> Value {
         .into_iter()
         .map(|s| {
             let owned: Vec<Block> = s.blocks.iter().map(|b| (*b).clone()).collect();
-            let content = markdown::blocks(&owned, ImageMode::Reference);
+            let content = markdown::blocks(&owned, mode);
             let stats = formatting(&owned);
             json!({
                 "heading": s.heading,
@@ -529,12 +548,12 @@ fn formatting(blocks: &[Block]) -> Formatting {
     f
 }
 
-fn image(doc: &Document) -> Value {
+fn image(doc: &Document, mode: ImageMode) -> Value {
     let s = doc.image.as_ref();
     let text = doc
         .parts
         .iter()
-        .map(part_text)
+        .map(|p| part_text(p, mode))
         .collect::<Vec<_>>()
         .join("\n\n");
     json!({
@@ -569,7 +588,14 @@ mod tests {
     }
 
     fn render(doc: &Document) -> Value {
-        let v = document(doc, "My File (1).docx", &RenderOptions { sample_rows: 2 });
+        let v = document(
+            doc,
+            "My File (1).docx",
+            &RenderOptions {
+                sample_rows: 2,
+                ..RenderOptions::default()
+            },
+        );
         validate(&v);
         v
     }

@@ -296,7 +296,10 @@ impl<'w> Writer<'w> {
             }
             Block::Image(image) => {
                 let s = self.image(image);
-                self.push_lines(&s, indent);
+                // `image_mode=none`: an image block leaves nothing, not an empty paragraph.
+                if !s.is_empty() {
+                    self.push_lines(&s, indent);
+                }
                 if let Some(text) = image.ocr_text.as_deref().filter(|t| !t.trim().is_empty()) {
                     self.push_lines(text.trim(), indent);
                 }
@@ -470,6 +473,12 @@ impl<'w> Writer<'w> {
                 format!("![{alt}](data:{};base64,{b64})", image.mime)
             }
             ImageMode::Reference => format!("![{alt}]({})", link_destination(&image.name)),
+            ImageMode::Linked => format!(
+                "![{alt}]({})",
+                link_destination(&format!("{}/{}", super::files::IMAGE_DIR, image.name))
+            ),
+            ImageMode::Placeholder => image_placeholder(image),
+            ImageMode::Omit => String::new(),
         }
     }
 
@@ -813,6 +822,20 @@ fn is_entity(rest: &str) -> bool {
             .enumerate()
             .all(|(i, c)| c.is_ascii_alphanumeric() || (i == 0 && *c == '#')),
         _ => false,
+    }
+}
+
+/// An image as a placeholder: `<!-- image: <alt text> -->`, or `<!-- image -->` when it has
+/// no alt text (`image_mode=placeholder`; also what chunked output shows for an image).
+pub fn image_placeholder(image: &Image) -> String {
+    let alt = image
+        .alt
+        .as_deref()
+        .map(crate::render::fold)
+        .filter(|a| !a.is_empty());
+    match alt {
+        Some(alt) => format!("<!-- image: {} -->", comment_safe(&alt)),
+        None => "<!-- image -->".to_string(),
     }
 }
 

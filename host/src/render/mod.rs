@@ -1,6 +1,7 @@
 //! Document model → output. The one place where Markdown and JSON are written, so every format
 //! escapes, embeds images and marks pages the same way.
 
+pub mod files;
 pub mod json;
 pub mod markdown;
 
@@ -56,18 +57,31 @@ pub enum ImageMode {
     DataUri,
     /// Referenced by file name (text inside JSON, whose `images` map holds the bytes).
     Reference,
+    /// Linked as `images/<name>`, files beside the output (`image_mode=referenced`).
+    Linked,
+    /// An `<!-- image: alt -->` comment ([`markdown::image_placeholder`]).
+    Placeholder,
+    /// Left out.
+    Omit,
 }
+
+pub use files::ImageOutput;
 
 /// Settings that shape the output.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RenderOptions {
     /// `SPREADSHEET_SAMPLE_ROWS`.
     pub sample_rows: usize,
+    /// The job's `image_mode` (default: embedded, the contract's base64).
+    pub images: ImageOutput,
 }
 
 impl Default for RenderOptions {
     fn default() -> Self {
-        RenderOptions { sample_rows: 5 }
+        RenderOptions {
+            sample_rows: 5,
+            images: ImageOutput::Embedded,
+        }
     }
 }
 
@@ -81,7 +95,7 @@ pub fn render_to(
     sink: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     match format {
-        OutputFormat::Markdown => markdown::write_document(doc, ImageMode::DataUri, sink),
+        OutputFormat::Markdown => markdown::write_document(doc, opts.images.markdown(), sink),
         OutputFormat::Json => {
             let value = json::document(doc, file_name, opts);
             let mut w = std::io::BufWriter::with_capacity(1 << 16, sink);

@@ -42,6 +42,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/jobs/{job_id}", get(get_job).delete(delete_job))
         .route("/jobs/{job_id}/events", get(super::events::job_events))
         .route("/jobs/{job_id}/result", get(get_result))
+        .route("/jobs/{job_id}/images/{name}", get(get_image))
         .route("/health", get(health))
         .route("/ready", get(ready))
         .route("/formats", get(formats))
@@ -137,6 +138,24 @@ pub struct CreateJobForm {
     use_ocr: Option<bool>,
     /// provider_one (default), provider_two or provider_three.
     ocr_provider: Option<String>,
+    /// How images appear: `embedded` (default, base64), `referenced` (`images/<name>` links;
+    /// files at `/jobs/{id}/images/{name}` and in `/jobs/{id}/result?bundle=zip`),
+    /// `placeholder` (`<!-- image: alt -->`) or `none`. JSON output keeps its `images` map
+    /// only when `embedded`.
+    #[schema(value_type = Option<crate::render::ImageOutput>)]
+    image_mode: Option<String>,
+    /// Pages of a PDF or slides of a presentation to convert, `1-3,7` (`5-`: to the end);
+    /// other types answer 422. The job fails when none of them exists.
+    pages: Option<String>,
+    /// The password of an encrypted PDF, DOCX, XLSX or PPTX. Never echoed, logged or kept
+    /// after the job ends.
+    #[schema(format = Password)]
+    password: Option<String>,
+    /// OCR every page, even one with a text layer (which is then ignored); needs use_ocr.
+    force_ocr: Option<bool>,
+    /// OCR languages for this job, comma-separated as OCR_LANGUAGE takes them (`en,de`);
+    /// needs use_ocr. 422 when the provider cannot read one.
+    ocr_language: Option<String>,
 }
 
 #[utoipa::path(post, path = "/api/v1/jobs", tag = "jobs",
@@ -206,6 +225,7 @@ pub async fn create_job(
             )))
         }
     };
+    super::options::check_for_type(&shared, &form, detected.mime).await?;
     let now = Utc::now();
     let base = base_url(config, &headers);
     let spec = JobSpec {
@@ -224,19 +244,28 @@ pub async fn create_job(
         input_bytes: form.size,
         mime: detected.mime.to_string(),
         input_in_store: false,
+        options: form.options,
     };
     let mut job = Job::new(spec);
     job.owner = caller.tenant;
+    // The password goes to its own record first (a worker may claim the job at once).
+    if let Some(password) = &form.password {
+        shared.store.put_secret(&id, &password.0).await?;
+    }
     match form.file {
         Upload::Memory(bytes) => {
             // The record and the bytes land in one commit: one fsync, no file.
             job.spec.input_in_store = true;
-            super::backpressure::create(&shared, &job, Some(bytes)).await?;
+            if let Err(e) = super::backpressure::create(&shared, &job, Some(bytes)).await {
+                let _ = shared.store.drop_secret(&id).await;
+                return Err(e);
+            }
         }
         Upload::Disk(file) => {
             file.keep(&worker::upload_path(&shared, &id)).await?;
             if let Err(e) = super::backpressure::create(&shared, &job, None).await {
                 let _ = std::fs::remove_file(worker::upload_path(&shared, &id));
+                let _ = shared.store.drop_secret(&id).await;
                 return Err(e);
             }
         }
@@ -325,6 +354,7 @@ pub async fn delete_job(
             shared.job_changed(&job_id);
             // A conversion in this process stops now; one elsewhere (Redis) within a poll.
             shared.cancel_local(&job_id);
+            let _ = shared.store.drop_secret(&job_id).await;
             retention::remove_files(&shared, &job_id);
             tracing::info!(job = %job_id, "job deleted");
             Ok(StatusCode::NO_CONTENT)
@@ -334,9 +364,10 @@ pub async fn delete_job(
 }
 
 #[utoipa::path(get, path = "/api/v1/jobs/{job_id}/result", tag = "jobs",
-    params(("job_id" = String, Path, description = "Job id")),
+    params(("job_id" = String, Path, description = "Job id"),
+        ("bundle" = Option<String>, Query, description = "`zip`: the result and its images (`images/<name>`) as one zip archive")),
     responses(
-        (status = 200, description = "The converted file", content_type = "text/markdown; charset=utf-8", body = String),
+        (status = 200, description = "The converted file (or with `bundle=zip`, an `application/zip` archive of it and its images)", content_type = "text/markdown; charset=utf-8", body = String),
         (status = 400, description = "Job not completed, or failed", body = ErrorDetail),
         (status = 404, description = "Unknown job, or result file gone", body = ErrorDetail),
         (status = 503, description = "The job store is unavailable; retry after `Retry-After` seconds", body = ErrorDetail, headers(("Retry-After" = u64, description = "Seconds to wait")))))]
@@ -344,7 +375,17 @@ pub async fn get_result(
     State(shared): State<Arc<Shared>>,
     caller: super::auth::Caller,
     Path(job_id): Path<String>,
+    axum::extract::RawQuery(query): axum::extract::RawQuery,
 ) -> Result<Response, ApiError> {
+    let bundle = super::outputs::bundle_param(query.as_deref());
+    if let Some(b) = bundle.as_deref().filter(|b| *b != "zip") {
+        return Err(ApiError::Invalid(vec![super::errors::FieldError {
+            loc: vec!["query".into(), "bundle".into()],
+            msg: "Input should be 'zip'".into(),
+            kind: "enum".into(),
+            input: Some(b.into()),
+        }]));
+    }
     let job = load(&shared, &job_id, &caller).await?;
     match job.state.status {
         super::job::Status::Completed => {}
@@ -358,6 +399,9 @@ pub async fn get_result(
             )))
         }
         _ => return Err(ApiError::BadRequest("Job is not completed yet".into())),
+    }
+    if bundle.is_some() {
+        return super::outputs::bundle(&shared, &job).await;
     }
     let path = worker::output_path(&shared, &job);
     let file = match tokio::fs::File::open(&path).await {
@@ -379,6 +423,32 @@ pub async fn get_result(
         body,
     )
         .into_response())
+}
+
+#[utoipa::path(get, path = "/api/v1/jobs/{job_id}/images/{name}", tag = "jobs",
+    params(("job_id" = String, Path, description = "Job id"), ("name" = String, Path, description = "Image file name, as linked from the result (`images/<name>`)")),
+    responses(
+        (status = 200, description = "An image of a completed job converted with `image_mode=referenced`", content_type = "image/png", body = Vec<u8>),
+        (status = 400, description = "Job not completed, or failed", body = ErrorDetail),
+        (status = 404, description = "Unknown job or image", body = ErrorDetail),
+        (status = 503, description = "The job store is unavailable; retry after `Retry-After` seconds", body = ErrorDetail, headers(("Retry-After" = u64, description = "Seconds to wait")))))]
+pub async fn get_image(
+    State(shared): State<Arc<Shared>>,
+    caller: super::auth::Caller,
+    Path((job_id, name)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let job = load(&shared, &job_id, &caller).await?;
+    match job.state.status {
+        super::job::Status::Completed => super::outputs::image(&shared, &job, &name).await,
+        super::job::Status::Failed => Err(ApiError::BadRequest(format!(
+            "Job failed: {}",
+            job.state
+                .error_message
+                .as_deref()
+                .unwrap_or("unknown error")
+        ))),
+        _ => Err(ApiError::BadRequest("Job is not completed yet".into())),
+    }
 }
 
 /// `attachment; filename="<ascii>"` plus `filename*=UTF-8''<percent-encoded>` when the name is

@@ -53,6 +53,16 @@ pub struct ChildSpec {
     /// Honour the fault-injection inputs (debug builds only; see `faults`).
     #[serde(default)]
     pub test_faults: bool,
+    /// The job's options (issue 14).
+    #[serde(default)]
+    pub options: super::options::Chosen,
+    /// The job's password, if it gave one: it travels in this spec line on the child's stdin,
+    /// the channel of the upload itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password: Option<super::options::Password>,
+    /// Where a `referenced` job's images go (a temporary folder the worker moves into place).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub images_dir: Option<PathBuf>,
 }
 
 /// The first line of a request on the child's stdin.
@@ -542,7 +552,7 @@ fn convert_one(
     spec: &ChildSpec,
     out: &mut dyn Write,
 ) -> Result<Result<Map<String, Value>, quire_plugin_api::Error>, quire_plugin_api::Error> {
-    use crate::pipeline::{ConvertControl, ConvertRequest, OutputFormat};
+    use crate::pipeline::{ConvertControl, ConvertRequest, OutputFormat, RenderRequest};
     use quire_plugin_api::Error;
 
     let deadline = Instant::now() + Duration::from_secs(spec.timeout_secs);
@@ -612,8 +622,24 @@ fn convert_one(
     };
     // The output streams to the file as it is rendered instead of being built whole first.
     let mut file = std::io::BufWriter::with_capacity(1 << 16, file);
+    let options = spec
+        .options
+        .job_options(spec.password.as_ref().map(|p| p.0.clone()));
+    let images = spec.options.image_output();
     let converted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        engine.convert_to(&request, &mut control, &mut file)
+        let started = Instant::now();
+        let converted = engine.convert_document_with(&request, &mut control, &options)?;
+        let mut render = RenderRequest::of(&request);
+        render.images = images;
+        let mut outcome = engine.render_to(&converted, &render, started, &mut file)?;
+        if let (crate::render::ImageOutput::Referenced, Some(dir)) = (images, &spec.images_dir) {
+            let written = crate::render::files::write_images(&converted.document, dir)
+                .map_err(|e| Error::internal("The images could not be saved.").with_detail(e))?;
+            outcome
+                .metadata
+                .insert("images_written".into(), json!(written));
+        }
+        Ok(outcome)
     }))
     .map_err(|_| Error::internal("The converter failed unexpectedly while reading this file."))?;
     Ok(converted.and_then(|outcome| {

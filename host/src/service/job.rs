@@ -73,6 +73,13 @@ pub struct JobSpec {
     /// not under `UPLOAD_DIR`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub input_in_store: bool,
+    /// The per-job options the client sent (issue 14); never the password itself.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub options: super::options::Chosen,
+}
+
+fn is_default(c: &super::options::Chosen) -> bool {
+    *c == super::options::Chosen::default()
 }
 
 /// Everything that changes after creation.
@@ -145,6 +152,10 @@ impl Job {
             completed_at: self.state.completed_at.map(timestamp),
             error_message: self.state.error_message.clone(),
             metadata,
+            image_mode: self.spec.options.image_mode,
+            pages: self.spec.options.pages.clone(),
+            force_ocr: self.spec.options.force_ocr,
+            ocr_language: self.spec.options.ocr_language.clone(),
         }
     }
 }
@@ -176,6 +187,18 @@ pub struct JobView {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub metadata: Option<Map<String, Value>>,
+    /// The job's `image_mode`, when the client sent one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_mode: Option<crate::render::ImageOutput>,
+    /// The job's `pages`, normalised (`1-3,7`), when the client sent them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<String>,
+    /// The job's `force_ocr`, when the client sent it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub force_ocr: Option<bool>,
+    /// The job's `ocr_language`, normalised (`en,de`), when the client sent it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ocr_language: Option<String>,
 }
 
 /// RFC 3339 in UTC with `Z` and milliseconds.

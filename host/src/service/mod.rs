@@ -26,6 +26,8 @@ pub mod isolate;
 pub mod job;
 pub mod metrics;
 pub mod openapi;
+pub mod options;
+pub mod outputs;
 pub mod retention;
 pub mod store;
 pub mod upload;

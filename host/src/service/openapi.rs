@@ -23,13 +23,14 @@ use utoipa::OpenApi;
         super::events::job_events,
         api::delete_job,
         api::get_result,
+        api::get_image,
         api::health,
         api::ready,
         api::formats,
         api::metrics,
     ),
     components(schemas(
-        JobView, Status, OutputFormat, ErrorDetail, FieldError, ValidationErrors,
+        JobView, Status, OutputFormat, crate::render::ImageOutput, ErrorDetail, FieldError, ValidationErrors,
         api::CreateJobForm, api::Health, api::Readiness, api::Services, api::Formats,
         api::FormatEntry, api::OcrEntry, super::auth::JobList,
     )),
@@ -96,13 +97,50 @@ fn exact_forms(mut v: serde_json::Value, prefix: &str) -> serde_json::Value {
                 "format": "uri",
                 "maxLength": 2048,
                 "description": "An absolute http(s) URL that receives the completion notification."
+            },
+            "image_mode": {
+                "$ref": "#/components/schemas/ImageOutput",
+                "description": "How images appear: embedded (default, base64 as the contract                     says), referenced (links images/<name>; the files at                     /jobs/{job_id}/images/{name} and in /jobs/{job_id}/result?bundle=zip),                     placeholder (an <!-- image: alt --> comment) or none. JSON output keeps                     its images map only when embedded."
+            },
+            "pages": {
+                "type": "string",
+                "pattern": "^ *[1-9][0-9]{0,5} *(- *([1-9][0-9]{0,5})? *)?(, *[1-9][0-9]{0,5} *(- *([1-9][0-9]{0,5})? *)?)*$",
+                "description": "Pages of a PDF or slides of a presentation, 1-3,7 (5- runs to                     the end); 422 for other types or a range that runs backwards. The job fails                     when none of them exists; num_pages/total_pages keep the document's total."
+            },
+            "password": {
+                "type": "string",
+                "format": "password",
+                "minLength": 1,
+                "maxLength": 1024,
+                "description": "The password of an encrypted PDF, DOCX, XLSX or PPTX. Never                     echoed, logged or kept after the job ends. 422 for other types."
+            },
+            "force_ocr": {
+                "description": "OCR every page, even one with a text layer (which is then                     ignored). Needs use_ocr=true (422 otherwise). Spellings as use_ocr.",
+                "type": ["boolean", "integer", "string"],
+                "enum": [true, false, 1, 0, "true", "false", "1", "0", "yes", "no", "on", "off"]
+            },
+            "ocr_language": {
+                "type": "string",
+                "pattern": "^ *[A-Za-z_]{2,12} *([,+] *[A-Za-z_]{2,12} *){0,7}$",
+                "description": "OCR languages for this job, comma-separated as OCR_LANGUAGE                     takes them (en,de). Needs use_ocr=true; 422 when the provider cannot read                     one (provider_one: its language data is not installed; provider_two: not a                     Latin-script language, Chinese or Japanese). provider_three takes it as a hint."
             }
         }
     });
     let result = format!("{prefix}/jobs/{{job_id}}/result");
     v["paths"][&result]["get"]["responses"]["200"]["content"] = serde_json::json!({
         "text/markdown; charset=utf-8": {"schema": {"type": "string"}},
-        "application/json": {"schema": {"type": "object"}}
+        "application/json": {"schema": {"type": "object"}},
+        "application/zip": {"schema": {"type": "string", "format": "binary"}}
+    });
+    // `bundle` takes one value; anything else is a 422 naming it.
+    if let Some(params) = v["paths"][&result]["get"]["parameters"].as_array_mut() {
+        for p in params.iter_mut().filter(|p| p["name"] == "bundle") {
+            p["schema"] = serde_json::json!({"type": "string", "enum": ["zip"]});
+        }
+    }
+    v["paths"][&result]["get"]["responses"]["422"] = serde_json::json!({
+        "description": "`bundle` is not `zip`",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ValidationErrors"}}}
     });
     v
 }

@@ -42,6 +42,7 @@ pub async fn sweep(shared: &Shared) -> Result<usize, super::store::StoreError> {
             break;
         }
         for id in &ids {
+            let _ = shared.store.drop_secret(id).await;
             remove_files(shared, id);
             shared.store.delete(id).await?;
             removed += 1;
@@ -68,7 +69,12 @@ pub fn remove_files(shared: &Shared, id: &str) {
             let name = entry.file_name();
             let name = name.to_string_lossy();
             if name.starts_with(id) && name[id.len()..].starts_with('.') {
-                let _ = std::fs::remove_file(entry.path());
+                // `<id>.images` of a `referenced` result is a folder.
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    let _ = std::fs::remove_dir_all(entry.path());
+                } else {
+                    let _ = std::fs::remove_file(entry.path());
+                }
             }
         }
     }
@@ -92,7 +98,11 @@ async fn sweep_orphans(shared: &Shared) {
                 Err(_) => false,
             };
             if remove {
-                let _ = std::fs::remove_file(&path);
+                if path.is_dir() {
+                    let _ = std::fs::remove_dir_all(&path);
+                } else {
+                    let _ = std::fs::remove_file(&path);
+                }
             }
         }
     }
@@ -108,7 +118,7 @@ fn old_files(dir: &Path, ttl: Duration) -> Vec<(std::path::PathBuf, String)> {
         .filter_map(|e| {
             let meta = e.metadata().ok()?;
             let age = now.duration_since(meta.modified().ok()?).ok()?;
-            (meta.is_file() && age > ttl)
+            ((meta.is_file() || meta.is_dir()) && age > ttl)
                 .then(|| (e.path(), e.file_name().to_string_lossy().into_owned()))
         })
         .collect()

@@ -79,6 +79,9 @@ pub struct CreateForm {
     pub use_ocr: bool,
     pub ocr_provider: Option<String>,
     pub webhook_url: Option<String>,
+    /// The per-job options (issue 14) and the password, kept apart.
+    pub options: super::options::Chosen,
+    pub password: Option<super::options::Password>,
 }
 
 /// What the OCR-provider check needs to know about this server.
@@ -93,12 +96,18 @@ pub const OCR_PROVIDERS: [&str; 3] = ["provider_one", "provider_two", "provider_
 /// Reads the whole form. A file of at most `inline_max` bytes is kept in memory; a larger one
 /// streams to `part_path`.
 /// Every field `POST /api/v1/jobs` accepts; anything else is refused with 422 naming it.
-pub const ACCEPTED_FIELDS: [&str; 5] = [
+pub const ACCEPTED_FIELDS: [&str; 10] = [
     "file",
     "output_format",
     "use_ocr",
     "ocr_provider",
     "webhook_url",
+    // Per-job options (issue 14, `options.rs`).
+    "image_mode",
+    "pages",
+    "password",
+    "force_ocr",
+    "ocr_language",
 ];
 
 pub async fn read_form(
@@ -313,6 +322,7 @@ pub async fn read_form(
             }
         }
     };
+    let (options, password) = super::options::read(text, use_ocr, &ocr_provider, &mut errors);
     if !errors.is_empty() {
         return Err(ApiError::Invalid(errors));
     }
@@ -325,6 +335,8 @@ pub async fn read_form(
             use_ocr,
             ocr_provider: Some(ocr_provider),
             webhook_url,
+            options,
+            password,
         }),
         _ => Err(ApiError::internal("form validation fell through")),
     }

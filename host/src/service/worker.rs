@@ -156,7 +156,37 @@ async fn run_job(
         finish_job(shared, &id, attempt, finish).await;
         return;
     }
+    // The password, kept apart from the record (`Store::put_secret`), read for each attempt.
+    let password = if job.spec.options.password {
+        match store.secret(&id).await {
+            Ok(Some(p)) => Some(super::options::Password(p)),
+            Ok(None) => {
+                let finish = failure(
+                    &job,
+                    attempt,
+                    "The password of this job is no longer kept (the service restarted before the job ran, or it waited longer than FILE_TTL_HOURS); submit the file again with its password.",
+                    "encrypted",
+                    started,
+                );
+                finish_job(shared, &id, attempt, finish).await;
+                return;
+            }
+            Err(e) => {
+                tracing::error!(job = %id, error = %e, "cannot read the job's password from the store; handing the job back");
+                let _ = store.release(&id, attempt, Utc::now()).await;
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                return;
+            }
+        }
+    } else {
+        None
+    };
+    let referenced = job.spec.options.image_output() == crate::render::ImageOutput::Referenced;
+    let temp_images = super::outputs::temp_images_dir(shared, &id, attempt);
     let spec = ChildSpec {
+        password,
+        options: job.spec.options.clone(),
+        images_dir: referenced.then(|| temp_images.clone()),
         input,
         inline,
         output: temp.clone(),
@@ -261,15 +291,34 @@ async fn run_job(
     drop(conversion);
     let Some(outcome) = outcome else {
         let _ = std::fs::remove_file(&temp);
+        let _ = std::fs::remove_dir_all(&temp_images);
         return;
     };
+    if !matches!(outcome, ChildOutcome::Done(_)) {
+        let _ = std::fs::remove_dir_all(&temp_images);
+    }
     let finish = match outcome {
         ChildOutcome::Done(mut metadata) => {
             // No lease check first: if this attempt was superseded, the newer one converts the
             // same input with the same converter, so replacing its file is harmless, and the
             // fenced `finish` below refuses to record this attempt.
             let final_path = output_path(shared, &job);
-            if let Err(e) = std::fs::rename(&temp, &final_path) {
+            let images_placed = !referenced || {
+                let dir = super::outputs::images_dir(shared, &id);
+                let _ = std::fs::remove_dir_all(&dir);
+                std::fs::create_dir_all(&temp_images)
+                    .and_then(|_| std::fs::rename(&temp_images, &dir))
+                    .is_ok()
+            };
+            let moved = if images_placed {
+                std::fs::rename(&temp, &final_path)
+            } else {
+                Err(std::io::Error::other(
+                    "the images could not be moved into place",
+                ))
+            };
+            if let Err(e) = moved {
+                let _ = std::fs::remove_dir_all(&temp_images);
                 tracing::error!(job = %id, error = %e, "cannot move the output into place");
                 let _ = std::fs::remove_file(&temp);
                 failure(
@@ -307,6 +356,7 @@ async fn run_job(
         }
         ChildOutcome::Cancelled => {
             // The job was deleted; its child has exited, so nothing more gets written.
+            let _ = store.drop_secret(&id).await;
             super::retention::remove_files(shared, &id);
             tracing::info!(job = %id, attempt, "job cancelled");
             return;
@@ -402,6 +452,10 @@ async fn finish_job(shared: &Arc<Shared>, id: &str, attempt: u32, finish: Finish
     match recorded {
         Ok(true) => {
             shared.job_changed(id);
+            // The job has ended: its password is forgotten now.
+            if let Err(e) = shared.store.drop_secret(id).await {
+                tracing::warn!(job = %id, error = %e, "cannot remove the job's password record; it expires with FILE_TTL_HOURS");
+            }
             shared.metrics.job_finished(finish.status.as_str());
             shared.wake_webhooks.notify_one();
             log_finish(id, attempt, &finish);
@@ -410,6 +464,7 @@ async fn finish_job(shared: &Arc<Shared>, id: &str, attempt: u32, finish: Finish
             // Deleted while converting (the output may have been moved into place after the
             // DELETE removed the files): nothing of it may stay.
             if let Ok(None) = shared.store.get(id).await {
+                let _ = shared.store.drop_secret(id).await;
                 super::retention::remove_files(shared, id);
                 tracing::info!(job = %id, attempt, "job deleted while converting; its files removed");
             } else {
@@ -447,6 +502,7 @@ pub async fn run_reclaimer(shared: Arc<Shared>, mut shutdown: watch::Receiver<bo
                         }
                         Reclaimed::Failed(id) => {
                             tracing::warn!(job = %id, "worker lost on the last attempt; job failed");
+                            let _ = shared.store.drop_secret(id).await;
                             shared.metrics.job_finished("failed");
                             shared.wake_webhooks.notify_one();
                         }

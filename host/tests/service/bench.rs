@@ -386,6 +386,9 @@ async fn bench_isolation_overhead() {
         timeout_secs: 30,
         config: config.clone(),
         test_faults: false,
+        options: Default::default(),
+        password: None,
+        images_dir: None,
     };
     let n = 200;
     let start = Instant::now();

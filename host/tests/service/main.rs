@@ -13,6 +13,7 @@ mod bombs;
 mod events;
 mod faults;
 mod keys;
+mod options;
 mod outage;
 mod recovery;
 mod slow_clients;

@@ -82,6 +82,9 @@ pub struct VisionProvider {
     url: String,
     key: String,
     model: String,
+    /// `OCR_LANGUAGE` (or the job's `ocr_language`) as a hint in the instruction, when it is
+    /// not the default `en`.
+    language_hint: Option<String>,
     max_requests: u32,
     sent: AtomicU32,
     backoff: Duration,
@@ -123,6 +126,8 @@ impl VisionProvider {
                 .trim()
                 .to_owned(),
             model: config.vision_model.trim().to_owned(),
+            language_hint: Some(config.language.trim().to_owned())
+                .filter(|l| !l.is_empty() && l != "en"),
             max_requests: config.vision_max_requests_per_job,
             sent: AtomicU32::new(0),
             backoff: http::Endpoint::default_backoff(),
@@ -145,7 +150,7 @@ impl VisionProvider {
 impl OcrProvider for VisionProvider {
     fn recognize(&self, image: &OcrImage<'_>) -> Result<OcrOutput> {
         let (data, mime) = payload::prepare_image(image.data, self.max_pixels)?;
-        let body = payload::request_body(&self.model, &data, mime);
+        let body = payload::request_body(&self.model, &data, mime, self.language_hint.as_deref());
         drop(data);
         let endpoint = http::Endpoint {
             agent: &self.agent,

@@ -83,7 +83,15 @@ fn mime(format: ImageFormat) -> &'static str {
 
 /// The chat-completions request body. Only `model` and `messages`: `temperature` and token caps
 /// are left to the server, because some models reject any non-default value for them.
-pub fn request_body(model: &str, image: &[u8], mime: &str) -> Vec<u8> {
+///
+/// `language`: the expected languages (`de,fr`), added to the instruction as a hint.
+pub fn request_body(model: &str, image: &[u8], mime: &str, language: Option<&str>) -> Vec<u8> {
+    let prompt = match language {
+        Some(l) => std::borrow::Cow::Owned(format!(
+            "{PROMPT} The text is expected to be in these languages (ISO 639 codes): {l}."
+        )),
+        None => std::borrow::Cow::Borrowed(PROMPT),
+    };
     let url = format!(
         "data:{mime};base64,{}",
         base64::engine::general_purpose::STANDARD.encode(image)
@@ -93,7 +101,7 @@ pub fn request_body(model: &str, image: &[u8], mime: &str) -> Vec<u8> {
         "messages": [{
             "role": "user",
             "content": [
-                { "type": "text", "text": PROMPT },
+                { "type": "text", "text": prompt },
                 { "type": "image_url", "image_url": { "url": url } }
             ]
         }]

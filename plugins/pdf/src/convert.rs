@@ -33,7 +33,7 @@ struct PageData {
 
 pub fn convert(library: &Path, input: &Input<'_>, ctx: &mut Context<'_>) -> Result<Document> {
     let pdfium = engine::lock(library)?;
-    let doc = engine::open(&pdfium, input.bytes)?;
+    let doc = engine::open_with(&pdfium, input.bytes, ctx.options().password.as_deref())?;
     let pages = doc.pages();
     let count = u32::try_from(pages.len()).unwrap_or(0);
     if count > ctx.limits.max_parts {
@@ -52,10 +52,20 @@ pub fn convert(library: &Path, input: &Input<'_>, ctx: &mut Context<'_>) -> Resu
     let mut sizes: BTreeMap<u32, usize> = BTreeMap::new();
     let mut budget = images::Budget::default();
     let mut unmapped = Unmapped::default();
-    let mut data: Vec<PageData> = Vec::with_capacity(count as usize);
+    // The job's `pages` (all by default): the others are never read; progress counts only
+    // the selected ones, and the pages keep their real numbers.
+    let selected = ctx.options().page_count(count);
+    if selected == 0 && count > 0 {
+        return Err(ctx.options().no_selected_page(count, "page"));
+    }
+    let mut numbers: Vec<u32> = Vec::with_capacity(selected as usize);
+    let mut data: Vec<PageData> = Vec::with_capacity(selected as usize);
     for index in 0..count {
-        ctx.check()?;
         let number = index + 1;
+        if !ctx.options().wants_page(number) {
+            continue;
+        }
+        ctx.check()?;
         let page = match pages.get(index as i32) {
             Ok(mut page) => read_page(
                 &mut page,
@@ -81,7 +91,8 @@ pub fn convert(library: &Path, input: &Input<'_>, ctx: &mut Context<'_>) -> Resu
             }
         };
         data.push(page);
-        ctx.progress(u64::from(number), u64::from(count));
+        numbers.push(number);
+        ctx.progress(numbers.len() as u64, u64::from(selected));
     }
     drop(doc);
     drop(pdfium);
@@ -99,9 +110,12 @@ pub fn convert(library: &Path, input: &Input<'_>, ctx: &mut Context<'_>) -> Resu
         style.body_size,
     );
     for (index, (page, (top, bottom))) in data.into_iter().zip(marks).enumerate() {
-        let mut part = layout_page(page, index as u32 + 1, &style, &top, &bottom);
-        // A paragraph that runs over the page break stays whole, on the page it starts on.
-        if let Some(prev) = document.parts.last_mut() {
+        let number = numbers[index];
+        let mut part = layout_page(page, number, &style, &top, &bottom);
+        // A paragraph that runs over the page break stays whole, on the page it starts on
+        // (not across pages left out by the job's `pages`).
+        let follows = index > 0 && numbers[index - 1] + 1 == number;
+        if let Some(prev) = document.parts.last_mut().filter(|_| follows) {
             let blocks = std::mem::take(&mut part.blocks);
             let before = prev.blocks.len();
             blocks::join_continued(&mut prev.blocks, blocks);
@@ -243,7 +257,8 @@ fn read_page(
     // is read from its image when OCR is on (the text layer is dropped), else reported.
     let mut ocr = None;
     let (share, fonts) = check.verdict();
-    if share >= UNMAPPED_SHARE {
+    // `force_ocr`: the page is read from its image whatever its text layer holds.
+    if share >= UNMAPPED_SHARE || ctx.force_ocr() {
         match scan::ocr_page(page, ctx)? {
             Some(blocks) => {
                 ocr = Some(blocks);

@@ -102,6 +102,25 @@ pub fn available(library: &Path) -> bool {
 /// (some writers need it spelled out); a document that needs a real password fails as
 /// encrypted, anything else that does not open as malformed.
 pub fn open<'a>(pdfium: &'a Pdfium, bytes: &'a [u8]) -> Result<PdfDocument<'a>> {
+    open_with(pdfium, bytes, None)
+}
+
+/// [`open`] with the job's password, when it gave one: the document is opened with it (an
+/// unencrypted document opens whatever the password), and a wrong one fails as encrypted.
+pub fn open_with<'a>(
+    pdfium: &'a Pdfium,
+    bytes: &'a [u8],
+    password: Option<&str>,
+) -> Result<PdfDocument<'a>> {
+    if let Some(password) = password {
+        return match pdfium.load_pdf_from_byte_slice(bytes, Some(password)) {
+            Ok(doc) => Ok(doc),
+            Err(e) if is_password_error(&e) => Err(Error::encrypted(
+                "The password given does not open this PDF",
+            )),
+            Err(e) => Err(open_error(e)),
+        };
+    }
     let first = match pdfium.load_pdf_from_byte_slice(bytes, None) {
         Ok(doc) => return Ok(doc),
         Err(e) => e,

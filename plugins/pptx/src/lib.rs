@@ -99,14 +99,28 @@ impl Converter for PptxConverter {
             )));
         }
         let authors = slide::comment_authors(&mut zip);
-        let total = slide_parts.len() as u64;
+        // The job's `pages` (all slides by default): the others are skipped, progress counts
+        // the selected ones, and the document keeps its whole count in `num_slides`.
+        let count = u32::try_from(slide_parts.len()).unwrap_or(u32::MAX);
+        let total = u64::from(ctx.options().page_count(count));
+        if ctx.options().pages.is_some() {
+            if total == 0 && count > 0 {
+                return Err(ctx.options().no_selected_page(count, "slide"));
+            }
+            doc.metadata.extra.insert("num_slides".into(), count.into());
+        }
         let mut state = slide::State::default();
+        let mut done = 0;
         for (i, part) in slide_parts.iter().enumerate() {
-            ctx.check()?;
             let number = i as u32 + 1;
+            if !ctx.options().wants_page(number) {
+                continue;
+            }
+            ctx.check()?;
             let slide = slide::convert(&mut zip, part, number, &authors, &mut state, ctx)?;
             doc.parts.push(slide);
-            ctx.progress(i as u64 + 1, total);
+            done += 1;
+            ctx.progress(done, total);
         }
         Ok(doc)
     }

@@ -379,3 +379,41 @@ fn a_footer_repeated_on_every_slide_is_shown_once() {
         ]
     );
 }
+
+#[test]
+fn the_jobs_pages_choose_slides_and_keep_their_numbers() {
+    let bytes = build();
+    let input = Input {
+        bytes: &bytes,
+        file_name: "t.pptx",
+        mime: "x",
+    };
+    let mut seen = Vec::new();
+    let mut sink = |d, t| seen.push((d, t));
+    let options = quire_plugin_api::JobOptions {
+        pages: Some(quire_plugin_api::PageRanges::parse("2-").unwrap()),
+        ..Default::default()
+    };
+    let mut ctx = Context::new()
+        .with_options(options.clone())
+        .with_progress(&mut sink);
+    let doc = PptxConverter.convert(&input, &mut ctx).expect("converts");
+    drop(ctx);
+    assert_eq!(doc.parts.len(), 1);
+    assert_eq!(doc.parts[0].number, 2);
+    assert_eq!(text_of(&doc.parts[0].blocks)[0], "H:Title A");
+    assert_eq!(doc.metadata.extra["num_slides"], 2);
+    assert_eq!(seen, [(1, 1)]);
+
+    let none = quire_plugin_api::JobOptions {
+        pages: Some(quire_plugin_api::PageRanges::parse("3,5-9").unwrap()),
+        ..Default::default()
+    };
+    let err = PptxConverter
+        .convert(&input, &mut Context::new().with_options(none))
+        .unwrap_err();
+    assert_eq!(
+        err.message(),
+        "The document has 2 slides; none of the requested slides (3,5-9) exists."
+    );
+}

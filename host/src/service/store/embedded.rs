@@ -50,6 +50,9 @@ type Op = Box<dyn FnOnce(&WriteTransaction) -> (bool, Reply) + Send>;
 pub struct EmbeddedStore {
     db: Arc<Database>,
     ops: mpsc::Sender<Op>,
+    /// Job passwords, in this process's memory only (never in the redb file): the embedded
+    /// store has one process, which runs the job too. Lost on restart (see `secrets.rs`).
+    secrets: Arc<std::sync::Mutex<std::collections::HashMap<String, String>>>,
 }
 
 fn err(e: impl std::fmt::Display) -> StoreError {
@@ -85,9 +88,36 @@ impl EmbeddedStore {
             .name("quire-store-writer".into())
             .spawn(move || writer_loop(&writer_db, rx))
             .map_err(err)?;
-        let store = EmbeddedStore { db, ops: tx };
+        let store = EmbeddedStore {
+            db,
+            ops: tx,
+            secrets: Arc::default(),
+        };
         store.recover().await?;
         Ok(store)
+    }
+
+    /// Keeps a job's password until [`EmbeddedStore::drop_secret`] (memory only).
+    pub fn put_secret(&self, id: &str, secret: &str) {
+        self.secrets
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.to_string(), secret.to_string());
+    }
+
+    pub fn secret(&self, id: &str) -> Option<String> {
+        self.secrets
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+            .cloned()
+    }
+
+    pub fn drop_secret(&self, id: &str) {
+        self.secrets
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
     }
 
     /// Takes over what the previous process left in flight. redb's file lock means this

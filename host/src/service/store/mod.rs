@@ -251,6 +251,37 @@ impl Store {
         }
     }
 
+    /// Keeps a job's password apart from its record until [`Store::drop_secret`]: in memory
+    /// on the embedded store, under its own key with an expiry on Redis (see `secrets.rs`).
+    pub async fn put_secret(&self, id: &str, secret: &str) -> StoreResult<()> {
+        match self {
+            Store::Embedded(s) => {
+                s.put_secret(id, secret);
+                Ok(())
+            }
+            Store::Redis(s) => s.put_secret(id, secret).await,
+        }
+    }
+
+    /// The password kept for a job, if any is still kept.
+    pub async fn secret(&self, id: &str) -> StoreResult<Option<String>> {
+        match self {
+            Store::Embedded(s) => Ok(s.secret(id)),
+            Store::Redis(s) => s.secret(id).await,
+        }
+    }
+
+    /// Forgets a job's password (its end, cancellation, deletion, expiry).
+    pub async fn drop_secret(&self, id: &str) -> StoreResult<()> {
+        match self {
+            Store::Embedded(s) => {
+                s.drop_secret(id);
+                Ok(())
+            }
+            Store::Redis(s) => s.drop_secret(id).await,
+        }
+    }
+
     pub async fn get(&self, id: &str) -> StoreResult<Option<Job>> {
         dispatch!(self, s => s.get(id).await)
     }

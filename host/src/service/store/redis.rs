@@ -86,6 +86,55 @@ impl RedisStore {
         format!("{}job:{id}", self.prefix)
     }
 
+    /// `P secret:<id>`: a job's password, apart from its record (never a field of it), with
+    /// `FILE_TTL_HOURS` as a backstop expiry; deleted when the job ends (`secrets.rs`).
+    fn secret_key(&self, id: &str) -> String {
+        format!("{}secret:{id}", self.prefix)
+    }
+
+    pub async fn put_secret(&self, id: &str, secret: &str) -> StoreResult<()> {
+        let key = self.secret_key(id);
+        let ttl = self.retention_ms.max(1000) as u64;
+        self.link
+            .run(|mut con| {
+                let key = key.clone();
+                async move {
+                    redis::cmd("SET")
+                        .arg(key)
+                        .arg(secret)
+                        .arg("PX")
+                        .arg(ttl)
+                        .query_async::<()>(&mut con)
+                        .await
+                }
+            })
+            .await?;
+        Ok(())
+    }
+
+    pub async fn secret(&self, id: &str) -> StoreResult<Option<String>> {
+        let key = self.secret_key(id);
+        let value: Option<String> = self
+            .link
+            .run(|mut con| {
+                let key = key.clone();
+                async move { con.get(key).await }
+            })
+            .await?;
+        Ok(value)
+    }
+
+    pub async fn drop_secret(&self, id: &str) -> StoreResult<()> {
+        let key = self.secret_key(id);
+        self.link
+            .run(|mut con| {
+                let key = key.clone();
+                async move { con.del::<_, ()>(key).await }
+            })
+            .await?;
+        Ok(())
+    }
+
     pub async fn ping(&self) -> StoreResult<()> {
         let _: String = self
             .link
