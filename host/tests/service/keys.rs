@@ -118,6 +118,20 @@ both_stores!(every_route_needs_the_right_key, |kind| async move {
             200,
             true,
         ),
+        (
+            Method::GET,
+            format!("/api/v1/jobs/{mine}/result?bundle=zip"),
+            200,
+            true,
+        ),
+        // A text job has no images: the right key reaches the image lookup (404 for the name),
+        // another tenant's key does not get that far ("Job not found").
+        (
+            Method::GET,
+            format!("/api/v1/jobs/{mine}/images/picture.png"),
+            404,
+            true,
+        ),
         (Method::GET, "/api/v1/formats".into(), 200, false),
         (Method::GET, "/api/v1/openapi.json".into(), 200, false),
         (Method::DELETE, format!("/api/v1/jobs/{victim}"), 204, true),
@@ -191,7 +205,15 @@ both_stores!(every_route_needs_the_right_key, |kind| async move {
     );
     // Health and readiness need no key; neither do /docs, /metrics and the web page (which
     // must load to ask for a key) outside the API.
-    for path in ["/api/v1/health", "/api/v1/ready", "/docs", "/metrics", "/", "/ui/app.js", "/ui/docs.js"] {
+    for path in [
+        "/api/v1/health",
+        "/api/v1/ready",
+        "/docs",
+        "/metrics",
+        "/",
+        "/ui/app.js",
+        "/ui/docs.js",
+    ] {
         let r = request(&s, &Method::GET, path, Key::None).await;
         assert_eq!(r.status(), 200, "{path}");
     }
@@ -199,7 +221,10 @@ both_stores!(every_route_needs_the_right_key, |kind| async move {
     let docs = s.get_text(&s.url("/docs")).await;
     assert!(docs.contains("id=\"apikey\""), "{docs}");
     let script = s.get_text(&s.url("/ui/docs.js")).await;
-    assert!(script.contains("headers.set('X-API-Key', apiKey)") && script.contains("getElementById('keyform')"));
+    assert!(
+        script.contains("headers.set('X-API-Key', apiKey)")
+            && script.contains("getElementById('keyform')")
+    );
     // An unknown path under the API asks for a key before saying it does not exist.
     let r = request(&s, &Method::GET, "/api/v1/nothing-here", Key::None).await;
     assert_eq!(r.status(), 401);
