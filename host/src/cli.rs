@@ -29,6 +29,10 @@ pub enum Command {
     Worker,
     /// Convert files: one to stdout or -o, several beside their inputs or into -o DIR.
     Convert(ConvertArgs),
+    /// Serve the Model Context Protocol on stdin/stdout (tools: convert, list_formats), for
+    /// an MCP client that starts quire itself. Files are read by path only under
+    /// MCP_ALLOWED_DIRS (default: the working directory).
+    Mcp,
     /// List the registered converters and OCR providers with their readiness.
     Plugins {
         /// Print JSON instead of a table.
@@ -41,6 +45,8 @@ pub enum Command {
 pub enum FormatArg {
     Md,
     Json,
+    /// Retrieval chunks as JSON (`.chunks.json`); see --max-tokens and the options below it.
+    Chunks,
 }
 
 #[derive(Debug, clap::Args)]
@@ -73,6 +79,8 @@ pub struct ConvertArgs {
     /// files, a folder (created when missing).
     #[arg(long, short = 'o', value_name = "PATH")]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub chunks: crate::chunk_cli::ChunkArgs,
 }
 
 /// Builds the engine from configuration (config.toml and environment) over every plugin.
@@ -261,6 +269,14 @@ pub fn convert(args: &ConvertArgs, config: &Config) -> anyhow::Result<i32> {
     let (format, ext) = match args.format {
         FormatArg::Md => (OutputFormat::Markdown, "md"),
         FormatArg::Json => (OutputFormat::Json, "json"),
+        FormatArg::Chunks => (OutputFormat::Chunks, "chunks.json"),
+    };
+    let chunking = match args.chunks.options(format == OutputFormat::Chunks, config) {
+        Ok(c) => c,
+        Err(message) => {
+            eprintln!("quire: {message}");
+            return Ok(2);
+        }
     };
     let dests = match plan(args, ext) {
         Ok(d) => d,
@@ -282,7 +298,15 @@ pub fn convert(args: &ConvertArgs, config: &Config) -> anyhow::Result<i32> {
     let mut status = 0;
     let mut failed: Vec<String> = Vec::new();
     for (input, dest) in args.files.iter().zip(&dests) {
-        let code = convert_one(&engine, args, input, dest, format, several);
+        let code = convert_one(
+            &engine,
+            args,
+            input,
+            dest,
+            format,
+            chunking.as_ref(),
+            several,
+        );
         if code != 0 {
             failed.push(input.display().to_string());
         }
@@ -307,6 +331,7 @@ fn convert_one(
     input: &Path,
     dest: &Dest,
     format: OutputFormat,
+    chunking: Option<&crate::render::chunks::ChunkOptions>,
     several: bool,
 ) -> i32 {
     let from_stdin = is_stdin(input);
@@ -381,6 +406,7 @@ fn convert_one(
         format,
         ocr_provider: args.ocr.then_some(args.ocr_provider.as_str()),
         input_bytes: bytes.len(),
+        chunking,
     };
     // The document holds all that rendering needs: the input goes before the output is
     // written, which streams to its destination instead of being built whole.

@@ -65,6 +65,8 @@ pub const SETTINGS: &[&str] = &[
     "HTTP_IDLE_TIMEOUT",
     "HTTP_MIN_UPLOAD_RATE",
     "HTTP_MAX_CONNECTIONS",
+    "CHUNK_TOKENIZERS",
+    "MCP_ALLOWED_DIRS",
 ];
 
 /// The resolved configuration. Field names are the settings' names in lower case.
@@ -129,6 +131,12 @@ pub struct Config {
     pub http_min_upload_rate: u64,
     /// Open connections at most; more wait in the listen queue.
     pub http_max_connections: usize,
+    /// HuggingFace `tokenizer.json` files chunks jobs may name: `name=path` pairs, comma
+    /// separated (`render::tokenize::parse_files`).
+    pub chunk_tokenizers: String,
+    /// Folders whose files the MCP `convert` tool may read by path (`:`-separated); unset:
+    /// the working directory for `quire mcp`, none over HTTP.
+    pub mcp_allowed_dirs: Option<String>,
 }
 
 /// How log lines are written.
@@ -192,6 +200,8 @@ impl Default for Config {
             http_idle_timeout: 60,
             http_min_upload_rate: 4096,
             http_max_connections: 4096,
+            chunk_tokenizers: String::new(),
+            mcp_allowed_dirs: None,
         }
     }
 }
@@ -215,6 +225,12 @@ fn bad(setting: &str, accepts: &str, got: impl fmt::Display) -> ConfigError {
 }
 
 impl Config {
+    /// The tokenizer files of `CHUNK_TOKENIZERS`, parsed.
+    pub fn chunk_tokenizer_files(&self) -> Result<Vec<(String, PathBuf)>, ConfigError> {
+        crate::render::tokenize::parse_files(&self.chunk_tokenizers)
+            .map_err(|e| bad("CHUNK_TOKENIZERS", "name=path pairs, comma separated", e))
+    }
+
     /// Defaults < config file (`QUIRE_CONFIG` or `./config.toml`) < process environment.
     pub fn load() -> Result<Config, ConfigError> {
         let file = std::env::var_os("QUIRE_CONFIG").map(PathBuf::from);
@@ -269,6 +285,15 @@ impl Config {
 
     /// Checks ranges and formats serde cannot express.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        for (name, path) in self.chunk_tokenizer_files()? {
+            if !path.is_file() {
+                return Err(bad(
+                    "CHUNK_TOKENIZERS",
+                    "name=path pairs naming tokenizer.json files that exist",
+                    format!("{name}={}", path.display()),
+                ));
+            }
+        }
         if !self.api_prefix.starts_with('/') || self.api_prefix.ends_with('/') {
             return Err(bad(
                 "API_PREFIX",
@@ -500,6 +525,8 @@ const STRING_SETTINGS: &[&str] = &[
     "ocr_provider_three_model",
     "ocr_model_dir",
     "quire_runtime_dir",
+    "chunk_tokenizers",
+    "mcp_allowed_dirs",
 ];
 
 /// Environment values for non-text settings: numbers and booleans as such, the rest as text
@@ -680,6 +707,7 @@ mod tests {
                             | "default_webhook_url"
                             | "ocr_provider_three_api_key"
                             | "worker_metrics_port"
+                            | "mcp_allowed_dirs"
                             // Examples: unset, these are looked up (`crate::runtime`).
                             | "ocr_model_dir"
                             | "quire_runtime_dir"

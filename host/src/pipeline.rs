@@ -9,6 +9,7 @@
 use crate::detect::{self, Detected};
 use crate::images;
 use crate::registry::Registry;
+use crate::render::chunks::ChunkOptions;
 pub use crate::render::OutputFormat;
 use crate::render::{self, RenderOptions};
 use quire_plugin_api::{
@@ -81,6 +82,7 @@ impl Engine {
     pub fn new(registry: Registry, config: PluginConfig) -> Engine {
         let render = RenderOptions {
             sample_rows: config.spreadsheet_sample_rows,
+            ..RenderOptions::default()
         };
         Engine {
             registry,
@@ -269,9 +271,24 @@ impl Engine {
         control: &mut ConvertControl<'_>,
         sink: &mut dyn Write,
     ) -> Result<ConvertOutcome> {
+        self.convert_to_with(req, None, control, sink)
+    }
+
+    /// [`Engine::convert_to`] with the options of a chunks job (`None`: the defaults).
+    pub fn convert_to_with(
+        &self,
+        req: &ConvertRequest<'_>,
+        chunking: Option<&ChunkOptions>,
+        control: &mut ConvertControl<'_>,
+        sink: &mut dyn Write,
+    ) -> Result<ConvertOutcome> {
         let started = Instant::now();
         let converted = self.convert_document(req, control)?;
-        self.render_to(&converted, &RenderRequest::of(req), started, sink)
+        let render = RenderRequest {
+            chunking,
+            ..RenderRequest::of(req)
+        };
+        self.render_to(&converted, &render, started, sink)
     }
 
     /// Renders a converted document to `sink` (the second half of [`Engine::convert_to`], for
@@ -289,11 +306,25 @@ impl Engine {
             written: 0,
             limit: self.limits.max_output_bytes,
         };
+        let chunked;
+        let opts = match (req.format, req.chunking) {
+            (OutputFormat::Chunks, chunking) => {
+                let chunks = chunking.cloned().unwrap_or_default();
+                // A tokenizer file that cannot be loaded is the server's problem, said as such.
+                render::tokenize::counter(&chunks.tokenizer).map_err(Error::internal)?;
+                chunked = RenderOptions {
+                    chunks,
+                    ..self.render.clone()
+                };
+                &chunked
+            }
+            _ => &self.render,
+        };
         render::render_to(
             &converted.document,
             req.file_name,
             req.format,
-            &self.render,
+            opts,
             &mut out,
         )
         .map_err(|e| {
@@ -330,6 +361,8 @@ pub struct RenderRequest<'a> {
     pub format: OutputFormat,
     pub ocr_provider: Option<&'a str>,
     pub input_bytes: usize,
+    /// The chunk options of a chunks job (`None`: the defaults).
+    pub chunking: Option<&'a ChunkOptions>,
 }
 
 impl<'a> RenderRequest<'a> {
@@ -339,6 +372,7 @@ impl<'a> RenderRequest<'a> {
             format: req.format,
             ocr_provider: req.ocr_provider,
             input_bytes: req.bytes.len(),
+            chunking: None,
         }
     }
 }

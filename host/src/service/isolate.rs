@@ -45,8 +45,11 @@ pub struct ChildSpec {
     pub inline: Option<Arc<[u8]>>,
     pub output: PathBuf,
     pub file_name: String,
-    /// `md` or `json`.
+    /// `md`, `json` or `chunks`.
     pub format: String,
+    /// The chunk options of a chunks job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunking: Option<crate::render::chunks::ChunkOptions>,
     pub ocr_provider: Option<String>,
     pub timeout_secs: u64,
     pub config: Config,
@@ -613,7 +616,7 @@ fn convert_one(
     // The output streams to the file as it is rendered instead of being built whole first.
     let mut file = std::io::BufWriter::with_capacity(1 << 16, file);
     let converted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        engine.convert_to(&request, &mut control, &mut file)
+        engine.convert_to_with(&request, spec.chunking.as_ref(), &mut control, &mut file)
     }))
     .map_err(|_| Error::internal("The converter failed unexpectedly while reading this file."))?;
     Ok(converted.and_then(|outcome| {

@@ -73,6 +73,9 @@ pub struct JobSpec {
     /// not under `UPLOAD_DIR`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub input_in_store: bool,
+    /// The chunk options of an `output_format=chunks` job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunking: Option<crate::render::chunks::ChunkOptions>,
 }
 
 /// Everything that changes after creation.
@@ -183,7 +186,8 @@ pub fn millis(t: DateTime<Utc>) -> i64 {
     t.timestamp_millis()
 }
 
-/// The download name: the upload's name without its extension, plus `.md` / `.json`.
+/// The download name: the upload's name without its extension, plus `.md` / `.json` /
+/// `.chunks.json`.
 pub fn download_name(file_name: &str, format: OutputFormat) -> String {
     let stem = match file_name.rfind('.') {
         Some(0) | None => file_name,

@@ -60,6 +60,7 @@ fn new_job(notify: bool) -> Job {
         input_bytes: 5,
         mime: "text/plain".into(),
         input_in_store: false,
+        chunking: None,
     })
 }
 
