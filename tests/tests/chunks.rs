@@ -291,8 +291,7 @@ fn check(
             let header_ok = head
                 .trim_end()
                 .lines()
-                .rev()
-                .nth(0)
+                .next_back()
                 .is_some_and(|l| l.starts_with('|') && l.contains("---"));
             if !header_ok {
                 faults.push(format!(
