@@ -159,6 +159,37 @@ impl ChunkOptions {
     }
 }
 
+/// Adds the chunk options to the OpenAPI schema of the job form: accepted only when
+/// `output_format` is `chunks`.
+pub fn openapi_form_fields(form: &mut Value) {
+    let props = &mut form["properties"];
+    props["max_tokens"] = json!({
+        "type": ["integer", "string"], "minimum": MIN_MAX_TOKENS, "maximum": MAX_MAX_TOKENS,
+        "pattern": "^[0-9]+$",
+        "description": "Chunks only: the most tokens a chunk may hold, heading path included \
+            (default 512). A single table row longer than this is one chunk flagged oversized."
+    });
+    props["overlap_tokens"] = json!({
+        "type": ["integer", "string"], "minimum": 0, "pattern": "^[0-9]+$",
+        "description": "Chunks only: tokens of the previous chunk's end repeated at the start \
+            of the next (default 0); less than half of max_tokens, or 422."
+    });
+    props["tokenizer"] = json!({
+        "type": "string",
+        "description": "Chunks only: cl100k (default), o200k, or a tokenizer the server names \
+            in CHUNK_TOKENIZERS."
+    });
+    props["include_heading_path"] = json!({
+        "type": ["boolean", "string"],
+        "enum": [true, false, "true", "false", "1", "0", "yes", "no", "on", "off"],
+        "description": "Chunks only: prefix each chunk's text with its headings (default true)."
+    });
+    form["allOf"] = json!([{
+        "if": {"properties": {"output_format": {"not": {"const": "chunks"}}}},
+        "then": {"not": {"anyOf": OPTION_FIELDS.iter().map(|f| json!({"required": [f]})).collect::<Vec<_>>()}}
+    }]);
+}
+
 fn parse_bool(v: &str) -> Option<bool> {
     match v.trim().to_ascii_lowercase().as_str() {
         "true" | "1" | "yes" | "on" => Some(true),
