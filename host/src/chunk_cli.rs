@@ -38,7 +38,9 @@ impl ChunkArgs {
                 .into_iter()
                 .map(|(field, _, message, _)| {
                     let flag = format!("--{}", field.replace('_', "-"));
-                    format!("{flag}: {}", message.replace(field, &flag))
+                    message
+                        .replace("output_format chunks", "--format chunks")
+                        .replace(field, &flag)
                 })
                 .collect::<Vec<_>>()
                 .join("; ")),
