@@ -33,6 +33,9 @@ cargo test --locked --workspace --exclude quire-tests --no-fail-fast -- --test-t
 step "OpenAPI against the live server (schemathesis, >= 500 cases, no failures)"
 scripts/check-openapi.sh
 
+step "MCP with the official Python SDK, over stdio and Streamable HTTP"
+scripts/check-mcp.sh
+
 step "release archive (debug build): unpacked in a temporary folder, run from /"
 scripts/check-release.sh
 

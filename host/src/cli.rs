@@ -22,6 +22,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once at start-up and matched once: the size of the `convert` arguments costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the HTTP API with an in-process worker pool.
@@ -30,6 +32,10 @@ pub enum Command {
     Worker,
     /// Convert files: one to stdout or -o, several beside their inputs or into -o DIR.
     Convert(ConvertArgs),
+    /// Serve the Model Context Protocol on stdin/stdout (tools: convert, list_formats), for
+    /// an MCP client that starts quire itself. Files are read by path only under
+    /// MCP_ALLOWED_DIRS (default: the working directory).
+    Mcp,
     /// List the registered converters and OCR providers with their readiness.
     Plugins {
         /// Print JSON instead of a table.
@@ -42,6 +48,8 @@ pub enum Command {
 pub enum FormatArg {
     Md,
     Json,
+    /// Retrieval chunks as JSON (`.chunks.json`); see --max-tokens and the options below it.
+    Chunks,
 }
 
 #[derive(Debug, clap::Args)]
@@ -95,6 +103,8 @@ pub struct ConvertArgs {
     /// OCR languages, comma-separated as OCR_LANGUAGE takes them (en,de); needs --ocr.
     #[arg(long, value_name = "CODES", requires = "ocr")]
     pub ocr_language: Option<String>,
+    #[command(flatten)]
+    pub chunks: crate::chunk_cli::ChunkArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -358,6 +368,14 @@ pub fn convert(args: &ConvertArgs, config: &Config) -> anyhow::Result<i32> {
     let (format, ext) = match args.format {
         FormatArg::Md => (OutputFormat::Markdown, "md"),
         FormatArg::Json => (OutputFormat::Json, "json"),
+        FormatArg::Chunks => (OutputFormat::Chunks, "chunks.json"),
+    };
+    let chunking = match args.chunks.options(format == OutputFormat::Chunks, config) {
+        Ok(c) => c,
+        Err(message) => {
+            eprintln!("quire: {message}");
+            return Ok(2);
+        }
     };
     let planned = plan(args, ext).and_then(|d| job_options(args, &d).map(|o| (d, o)));
     let (dests, options) = match planned {
@@ -380,7 +398,13 @@ pub fn convert(args: &ConvertArgs, config: &Config) -> anyhow::Result<i32> {
     let mut status = 0;
     let mut failed: Vec<String> = Vec::new();
     for (input, dest) in args.files.iter().zip(&dests) {
-        let code = convert_one(&engine, args, &options, input, dest, format, several);
+        let run = RunSettings {
+            format,
+            options: &options,
+            chunking: chunking.as_ref(),
+            several,
+        };
+        let code = convert_one(&engine, args, &run, input, dest);
         if code != 0 {
             failed.push(input.display().to_string());
         }
@@ -397,17 +421,30 @@ pub fn convert(args: &ConvertArgs, config: &Config) -> anyhow::Result<i32> {
     Ok(status)
 }
 
+/// What every file of one `quire convert` run shares.
+#[derive(Clone, Copy)]
+struct RunSettings<'a> {
+    format: OutputFormat,
+    options: &'a JobOptions,
+    chunking: Option<&'a crate::render::chunks::ChunkOptions>,
+    several: bool,
+}
+
 /// Converts one input to `dest`; 0 on success, 1 when the conversion or the write failed,
 /// 2 when the input could not be read. Every message names the input when there are several.
 fn convert_one(
     engine: &Engine,
     args: &ConvertArgs,
-    options: &JobOptions,
+    run: &RunSettings<'_>,
     input: &Path,
     dest: &Dest,
-    format: OutputFormat,
-    several: bool,
 ) -> i32 {
+    let RunSettings {
+        format,
+        options,
+        chunking,
+        several,
+    } = *run;
     let from_stdin = is_stdin(input);
     let what = if from_stdin {
         "standard input".to_string()
@@ -481,6 +518,7 @@ fn convert_one(
         ocr_provider: args.ocr.then_some(args.ocr_provider.as_str()),
         input_bytes: bytes.len(),
         images: args.image_mode.output(),
+        chunking,
     };
     // The document holds all that rendering needs: the input goes before the output is
     // written, which streams to its destination instead of being built whole.

@@ -69,6 +69,8 @@ pub const SETTINGS: &[&str] = &[
     "API_KEYS_FILE",
     "MAX_QUEUED_JOBS",
     "RATE_LIMIT_PER_KEY",
+    "CHUNK_TOKENIZERS",
+    "MCP_ALLOWED_DIRS",
 ];
 
 /// The resolved configuration. Field names are the settings' names in lower case.
@@ -142,6 +144,12 @@ pub struct Config {
     pub max_queued_jobs: Option<u64>,
     /// Requests per minute per API key when keys are on (unset: no limit).
     pub rate_limit_per_key: Option<u32>,
+    /// HuggingFace `tokenizer.json` files chunks jobs may name: `name=path` pairs, comma
+    /// separated (`render::tokenize::parse_files`).
+    pub chunk_tokenizers: String,
+    /// Folders whose files the MCP `convert` tool may read by path (`:`-separated); unset:
+    /// the working directory for `quire mcp`, none over HTTP.
+    pub mcp_allowed_dirs: Option<String>,
 }
 
 /// How log lines are written.
@@ -209,6 +217,8 @@ impl Default for Config {
             api_keys_file: None,
             max_queued_jobs: None,
             rate_limit_per_key: None,
+            chunk_tokenizers: String::new(),
+            mcp_allowed_dirs: None,
         }
     }
 }
@@ -232,6 +242,12 @@ fn bad(setting: &str, accepts: &str, got: impl fmt::Display) -> ConfigError {
 }
 
 impl Config {
+    /// The tokenizer files of `CHUNK_TOKENIZERS`, parsed.
+    pub fn chunk_tokenizer_files(&self) -> Result<Vec<(String, PathBuf)>, ConfigError> {
+        crate::render::tokenize::parse_files(&self.chunk_tokenizers)
+            .map_err(|e| bad("CHUNK_TOKENIZERS", "name=path pairs, comma separated", e))
+    }
+
     /// Defaults < config file (`QUIRE_CONFIG` or `./config.toml`) < process environment.
     pub fn load() -> Result<Config, ConfigError> {
         let file = std::env::var_os("QUIRE_CONFIG").map(PathBuf::from);
@@ -286,6 +302,15 @@ impl Config {
 
     /// Checks ranges and formats serde cannot express.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        for (name, path) in self.chunk_tokenizer_files()? {
+            if !path.is_file() {
+                return Err(bad(
+                    "CHUNK_TOKENIZERS",
+                    "name=path pairs naming tokenizer.json files that exist",
+                    format!("{name}={}", path.display()),
+                ));
+            }
+        }
         if !self.api_prefix.starts_with('/') || self.api_prefix.ends_with('/') {
             return Err(bad(
                 "API_PREFIX",
@@ -533,6 +558,8 @@ const STRING_SETTINGS: &[&str] = &[
     "quire_runtime_dir",
     "api_keys",
     "api_keys_file",
+    "chunk_tokenizers",
+    "mcp_allowed_dirs",
 ];
 
 /// Environment values for non-text settings: numbers and booleans as such, the rest as text
@@ -719,6 +746,7 @@ mod tests {
                             | "api_keys_file"
                             | "max_queued_jobs"
                             | "rate_limit_per_key"
+                            | "mcp_allowed_dirs"
                             // Examples: unset, these are looked up (`crate::runtime`).
                             | "ocr_model_dir"
                             | "quire_runtime_dir"

@@ -8,11 +8,13 @@
 //! Architecture invariant: plugins never see HTTP, Redis, threads or the job model; only this
 //! crate does.
 
+pub mod chunk_cli;
 pub mod cli;
 pub mod config;
 pub mod decrypt;
 pub mod detect;
 pub mod images;
+pub mod mcp;
 pub mod pipeline;
 pub mod registry;
 pub mod render;

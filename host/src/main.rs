@@ -31,6 +31,7 @@ fn main() {
             cli::plugins(*json, &config)
         }
         Command::Serve => quire::service::run_serve(config),
+        Command::Mcp => quire::mcp::run_stdio(config),
         Command::Worker => quire::service::run_worker(config),
     };
     match code {

@@ -9,6 +9,7 @@
 use crate::detect::{self, Detected};
 use crate::images;
 use crate::registry::Registry;
+use crate::render::chunks::ChunkOptions;
 pub use crate::render::OutputFormat;
 use crate::render::{self, RenderOptions};
 use quire_plugin_api::{
@@ -336,9 +337,24 @@ impl Engine {
         control: &mut ConvertControl<'_>,
         sink: &mut dyn Write,
     ) -> Result<ConvertOutcome> {
+        self.convert_to_with(req, None, control, sink)
+    }
+
+    /// [`Engine::convert_to`] with the options of a chunks job (`None`: the defaults).
+    pub fn convert_to_with(
+        &self,
+        req: &ConvertRequest<'_>,
+        chunking: Option<&ChunkOptions>,
+        control: &mut ConvertControl<'_>,
+        sink: &mut dyn Write,
+    ) -> Result<ConvertOutcome> {
         let started = Instant::now();
         let converted = self.convert_document(req, control)?;
-        self.render_to(&converted, &RenderRequest::of(req), started, sink)
+        let render = RenderRequest {
+            chunking,
+            ..RenderRequest::of(req)
+        };
+        self.render_to(&converted, &render, started, sink)
     }
 
     /// Renders a converted document to `sink` (the second half of [`Engine::convert_to`], for
@@ -356,10 +372,16 @@ impl Engine {
             written: 0,
             limit: self.limits.max_output_bytes,
         };
-        let opts = RenderOptions {
+        let mut opts = RenderOptions {
             images: req.images,
             ..self.render.clone()
         };
+        if req.format == OutputFormat::Chunks {
+            let chunks = req.chunking.cloned().unwrap_or_default();
+            // A tokenizer file that cannot be loaded is the server's problem, said as such.
+            render::tokenize::counter(&chunks.tokenizer).map_err(Error::internal)?;
+            opts.chunks = chunks;
+        }
         render::render_to(
             &converted.document,
             req.file_name,
@@ -403,6 +425,8 @@ pub struct RenderRequest<'a> {
     pub input_bytes: usize,
     /// The job's `image_mode`.
     pub images: render::ImageOutput,
+    /// The chunk options of a chunks job (`None`: the defaults).
+    pub chunking: Option<&'a ChunkOptions>,
 }
 
 impl<'a> RenderRequest<'a> {
@@ -413,6 +437,7 @@ impl<'a> RenderRequest<'a> {
             ocr_provider: req.ocr_provider,
             input_bytes: req.bytes.len(),
             images: render::ImageOutput::Embedded,
+            chunking: None,
         }
     }
 }

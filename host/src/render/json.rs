@@ -16,6 +16,28 @@ use serde_json::{json, Map, Value};
 
 /// Builds the JSON value for a document.
 pub fn document(doc: &Document, file_name: &str, opts: &RenderOptions) -> Value {
+    let header = document_header(doc, file_name);
+    let content = match doc.kind {
+        DocumentKind::Paged => paged(doc, mode_of(opts)),
+        DocumentKind::Presentation => presentation(doc, mode_of(opts)),
+        DocumentKind::Spreadsheet => spreadsheet(doc, opts),
+        DocumentKind::Flowing => structured_document(doc, mode_of(opts)),
+        DocumentKind::Image => image(doc, mode_of(opts)),
+        DocumentKind::StructuredData => json!({
+            "type": "structured_data",
+            "data": doc.data.clone().unwrap_or(Value::Null),
+        }),
+    };
+    let out = json!({
+        "document": header,
+        "content": content,
+    });
+    document_images(doc, out, opts)
+}
+
+/// The `document` object of the output: file name, title, type label and metadata (also the
+/// head of the chunks output).
+pub fn document_header(doc: &Document, file_name: &str) -> Value {
     let mut metadata = kind_metadata(doc);
     if let Value::Object(m) = &mut metadata {
         for (k, v) in &doc.metadata.extra {
@@ -33,26 +55,15 @@ pub fn document(doc: &Document, file_name: &str, opts: &RenderOptions) -> Value 
             }
         }
     }
-    let content = match doc.kind {
-        DocumentKind::Paged => paged(doc, mode_of(opts)),
-        DocumentKind::Presentation => presentation(doc, mode_of(opts)),
-        DocumentKind::Spreadsheet => spreadsheet(doc, opts),
-        DocumentKind::Flowing => structured_document(doc, mode_of(opts)),
-        DocumentKind::Image => image(doc, mode_of(opts)),
-        DocumentKind::StructuredData => json!({
-            "type": "structured_data",
-            "data": doc.data.clone().unwrap_or(Value::Null),
-        }),
-    };
-    let mut out = json!({
-        "document": {
-            "filename": file_name,
-            "title": title(doc, file_name),
-            "type": doc.type_label,
-            "metadata": metadata,
-        },
-        "content": content,
-    });
+    json!({
+        "filename": file_name,
+        "title": title(doc, file_name),
+        "type": doc.type_label,
+        "metadata": metadata,
+    })
+}
+
+fn document_images(doc: &Document, mut out: Value, opts: &RenderOptions) -> Value {
     let images: Map<String, Value> = doc
         .images()
         .into_iter()

@@ -1,15 +1,18 @@
 //! Document model → output. The one place where Markdown and JSON are written, so every format
 //! escapes, embeds images and marks pages the same way.
 
+pub mod chunks;
 pub mod files;
 pub mod json;
 pub mod markdown;
+pub mod tokenize;
 
 use quire_plugin_api::{Block, Document, Inline};
 use std::io::Write as _;
 use std::path::Path;
 
-/// The two output formats of the interface (`md`, `json`).
+/// The two output formats of the interface (`md`, `json`), and `chunks` (retrieval chunks,
+/// beyond the contract; see [`chunks`]).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
 )]
@@ -18,6 +21,8 @@ pub enum OutputFormat {
     Markdown,
     #[serde(rename = "json")]
     Json,
+    #[serde(rename = "chunks")]
+    Chunks,
 }
 
 impl OutputFormat {
@@ -26,6 +31,7 @@ impl OutputFormat {
         match value {
             "md" => Some(OutputFormat::Markdown),
             "json" => Some(OutputFormat::Json),
+            "chunks" => Some(OutputFormat::Chunks),
             _ => None,
         }
     }
@@ -35,17 +41,21 @@ impl OutputFormat {
         match self {
             OutputFormat::Markdown => "md",
             OutputFormat::Json => "json",
+            OutputFormat::Chunks => "chunks",
         }
     }
 
     pub fn extension(self) -> &'static str {
-        self.as_str()
+        match self {
+            OutputFormat::Chunks => "chunks.json",
+            other => other.as_str(),
+        }
     }
 
     pub fn content_type(self) -> &'static str {
         match self {
             OutputFormat::Markdown => "text/markdown; charset=utf-8",
-            OutputFormat::Json => "application/json; charset=utf-8",
+            OutputFormat::Json | OutputFormat::Chunks => "application/json; charset=utf-8",
         }
     }
 }
@@ -74,6 +84,8 @@ pub struct RenderOptions {
     pub sample_rows: usize,
     /// The job's `image_mode` (default: embedded, the contract's base64).
     pub images: ImageOutput,
+    /// The job's chunk options (chunks output only).
+    pub chunks: chunks::ChunkOptions,
 }
 
 impl Default for RenderOptions {
@@ -81,6 +93,7 @@ impl Default for RenderOptions {
         RenderOptions {
             sample_rows: 5,
             images: ImageOutput::Embedded,
+            chunks: chunks::ChunkOptions::default(),
         }
     }
 }
@@ -98,6 +111,14 @@ pub fn render_to(
         OutputFormat::Markdown => markdown::write_document(doc, opts.images.markdown(), sink),
         OutputFormat::Json => {
             let value = json::document(doc, file_name, opts);
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, sink);
+            serde_json::to_writer_pretty(&mut w, &value)?;
+            w.write_all(b"\n")?;
+            w.flush()
+        }
+        OutputFormat::Chunks => {
+            let list = chunks::chunk(doc, &opts.chunks).map_err(std::io::Error::other)?;
+            let value = chunks::output(doc, file_name, &opts.chunks, &list);
             let mut w = std::io::BufWriter::with_capacity(1 << 16, sink);
             serde_json::to_writer_pretty(&mut w, &value)?;
             w.write_all(b"\n")?;

@@ -49,6 +49,8 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/openapi.json", get(openapi::openapi_json));
     Router::new()
         .nest(&prefix, api)
+        // MCP over Streamable HTTP (issue 15). The API-key check wraps this router too.
+        .merge(crate::mcp::router(shared.clone()))
         .route("/docs", get(openapi::docs_page))
         .route("/metrics", get(metrics))
         .merge(webui::routes())
@@ -186,9 +188,11 @@ pub async fn create_job(
         .iter()
         .map(|p| p.id)
         .collect();
+    let tokenizers = config.chunk_tokenizer_files().unwrap_or_default();
     let policy = OcrPolicy {
         built: &built,
         provider_three_key: config.ocr_provider_three_api_key.is_some(),
+        tokenizers: &tokenizers,
     };
     let inline_max = shared.store.inline_input_limit();
     let form = read_form(
@@ -232,6 +236,7 @@ pub async fn create_job(
         id: id.clone(),
         file_name: form.file_name,
         output_format: form.output_format,
+        chunking: form.chunking,
         use_ocr: form.use_ocr,
         ocr_provider: form.ocr_provider,
         notify_url: form

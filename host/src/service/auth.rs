@@ -275,7 +275,7 @@ pub async fn require_api_key(
 }
 
 /// Middleware over the whole application: [`require_api_key`] for every path under
-/// `API_PREFIX` except health and readiness.
+/// `API_PREFIX` except health and readiness, and for `/mcp`.
 pub async fn api_guard(State(shared): State<Arc<Shared>>, req: Request, next: Next) -> Response {
     if !shared.auth.enabled() {
         return next.run(req).await;
@@ -288,6 +288,8 @@ pub async fn api_guard(State(shared): State<Arc<Shared>>, req: Request, next: Ne
         }
         None => false,
     };
+    // MCP over HTTP (`crate::mcp`) creates and reads jobs like the API: the same keys.
+    let protected = protected || path == "/mcp" || path.starts_with("/mcp/");
     if protected {
         require_api_key(State(shared), req, next).await
     } else {

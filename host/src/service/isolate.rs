@@ -45,8 +45,11 @@ pub struct ChildSpec {
     pub inline: Option<Arc<[u8]>>,
     pub output: PathBuf,
     pub file_name: String,
-    /// `md` or `json`.
+    /// `md`, `json` or `chunks`.
     pub format: String,
+    /// The chunk options of a chunks job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunking: Option<crate::render::chunks::ChunkOptions>,
     pub ocr_provider: Option<String>,
     pub timeout_secs: u64,
     pub config: Config,
@@ -631,6 +634,7 @@ fn convert_one(
         let converted = engine.convert_document_with(&request, &mut control, &options)?;
         let mut render = RenderRequest::of(&request);
         render.images = images;
+        render.chunking = spec.chunking.as_ref();
         let mut outcome = engine.render_to(&converted, &render, started, &mut file)?;
         if let (crate::render::ImageOutput::Referenced, Some(dir)) = (images, &spec.images_dir) {
             let written = crate::render::files::write_images(&converted.document, dir)

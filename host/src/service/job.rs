@@ -76,6 +76,9 @@ pub struct JobSpec {
     /// The per-job options the client sent (issue 14); never the password itself.
     #[serde(default, skip_serializing_if = "is_default")]
     pub options: super::options::Chosen,
+    /// The chunk options of an `output_format=chunks` job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunking: Option<crate::render::chunks::ChunkOptions>,
 }
 
 fn is_default(c: &super::options::Chosen) -> bool {
@@ -211,7 +214,8 @@ pub fn millis(t: DateTime<Utc>) -> i64 {
     t.timestamp_millis()
 }
 
-/// The download name: the upload's name without its extension, plus `.md` / `.json`.
+/// The download name: the upload's name without its extension, plus `.md` / `.json` /
+/// `.chunks.json`.
 pub fn download_name(file_name: &str, format: OutputFormat) -> String {
     let stem = match file_name.rfind('.') {
         Some(0) | None => file_name,

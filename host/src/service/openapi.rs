@@ -126,6 +126,7 @@ fn exact_forms(mut v: serde_json::Value, prefix: &str) -> serde_json::Value {
             }
         }
     });
+    crate::render::chunks::openapi_form_fields(&mut v["components"]["schemas"]["CreateJobForm"]);
     let result = format!("{prefix}/jobs/{{job_id}}/result");
     v["paths"][&result]["get"]["responses"]["200"]["content"] = serde_json::json!({
         "text/markdown; charset=utf-8": {"schema": {"type": "string"}},

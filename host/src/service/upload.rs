@@ -14,6 +14,7 @@
 
 use super::errors::{ApiError, FieldError};
 use super::job::{client_file_name, OutputFormat};
+use crate::render::chunks::ChunkOptions;
 use axum::extract::Multipart;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -82,6 +83,8 @@ pub struct CreateForm {
     /// The per-job options (issue 14) and the password, kept apart.
     pub options: super::options::Chosen,
     pub password: Option<super::options::Password>,
+    /// The chunk options of an `output_format=chunks` job.
+    pub chunking: Option<ChunkOptions>,
 }
 
 /// What the OCR-provider check needs to know about this server.
@@ -89,6 +92,8 @@ pub struct OcrPolicy<'a> {
     /// Providers built into this binary.
     pub built: &'a [&'a str],
     pub provider_three_key: bool,
+    /// The tokenizer files chunks jobs may name (`CHUNK_TOKENIZERS`).
+    pub tokenizers: &'a [(String, PathBuf)],
 }
 
 pub const OCR_PROVIDERS: [&str; 3] = ["provider_one", "provider_two", "provider_three"];
@@ -96,7 +101,7 @@ pub const OCR_PROVIDERS: [&str; 3] = ["provider_one", "provider_two", "provider_
 /// Reads the whole form. A file of at most `inline_max` bytes is kept in memory; a larger one
 /// streams to `part_path`.
 /// Every field `POST /api/v1/jobs` accepts; anything else is refused with 422 naming it.
-pub const ACCEPTED_FIELDS: [&str; 10] = [
+pub const ACCEPTED_FIELDS: [&str; 14] = [
     "file",
     "output_format",
     "use_ocr",
@@ -108,6 +113,11 @@ pub const ACCEPTED_FIELDS: [&str; 10] = [
     "password",
     "force_ocr",
     "ocr_language",
+    // Chunks jobs only (`render::chunks::OPTION_FIELDS`).
+    "max_tokens",
+    "overlap_tokens",
+    "tokenizer",
+    "include_heading_path",
 ];
 
 pub async fn read_form(
@@ -253,7 +263,7 @@ pub async fn read_form(
                 errors.push(FieldError::new(
                     "output_format",
                     "enum",
-                    "Input should be 'md' or 'json'",
+                    "Input should be 'md', 'json' or 'chunks'",
                     Some(json!(v)),
                 ));
                 None
@@ -323,6 +333,21 @@ pub async fn read_form(
         }
     };
     let (options, password) = super::options::read(text, use_ocr, &ocr_provider, &mut errors);
+    let chunks = output_format == Some(OutputFormat::Chunks);
+    let chunking = match ChunkOptions::from_fields(&text, chunks, ocr.tokenizers) {
+        Ok(opts) => chunks.then_some(opts),
+        Err(refused) => {
+            for (field, kind, message, value) in refused {
+                errors.push(FieldError::new(
+                    field,
+                    kind,
+                    message,
+                    value.map(Value::String),
+                ));
+            }
+            None
+        }
+    };
     if !errors.is_empty() {
         return Err(ApiError::Invalid(errors));
     }
@@ -337,6 +362,7 @@ pub async fn read_form(
             webhook_url,
             options,
             password,
+            chunking,
         }),
         _ => Err(ApiError::internal("form validation fell through")),
     }

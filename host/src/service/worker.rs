@@ -191,7 +191,8 @@ async fn run_job(
         inline,
         output: temp.clone(),
         file_name: job.spec.file_name.clone(),
-        format: job.spec.output_format.extension().to_string(),
+        format: job.spec.output_format.as_str().to_string(),
+        chunking: job.spec.chunking.clone(),
         ocr_provider: if job.spec.use_ocr {
             job.spec.ocr_provider.clone()
         } else {

@@ -228,7 +228,7 @@ both_stores!(invalid_fields_answer_422_detail_arrays, |kind| async move {
         ["output_format", "use_ocr", "ocr_provider", "webhook_url"],
         "{d:?}"
     );
-    assert!(d[0].2.contains("'md' or 'json'"));
+    assert!(d[0].2.contains("'md', 'json' or 'chunks'"));
     // An empty webhook_url is not a URL (the OpenAPI document's `format: uri`).
     let r = s
         .post_form(&[
@@ -639,7 +639,11 @@ both_stores!(service_endpoints, |kind| async move {
         serde_json::to_string(&o["components"]["schemas"]["CreateJobForm"]).unwrap();
     assert!(output_format.contains("OutputFormat"), "{output_format}");
     let enum_values = &o["components"]["schemas"]["OutputFormat"]["enum"];
-    assert_eq!(enum_values, &serde_json::json!(["md", "json"]), "{o}");
+    assert_eq!(
+        enum_values,
+        &serde_json::json!(["md", "json", "chunks"]),
+        "{o}"
+    );
     let input = &o["components"]["schemas"]["FieldError"]["properties"]["input"];
     assert!(
         input.to_string().contains("string"),

@@ -382,6 +382,7 @@ async fn bench_isolation_overhead() {
         output,
         file_name: "in.txt".into(),
         format: "md".into(),
+        chunking: None,
         ocr_provider: None,
         timeout_secs: 30,
         config: config.clone(),

@@ -61,6 +61,7 @@ fn new_job(notify: bool) -> Job {
         mime: "text/plain".into(),
         input_in_store: false,
         options: Default::default(),
+        chunking: None,
     })
 }
 

@@ -1,0 +1,179 @@
+//! Token counting for chunks: the built-in OpenAI BPEs (`cl100k`, `o200k`, their ranks compiled
+//! into the binary by `bpe-openai`) and HuggingFace `tokenizer.json` files the operator names
+//! in configuration (`CHUNK_TOKENIZERS`). Nothing is fetched at run time.
+//!
+//! A tokenizer is loaded once per process and kept (a `tokenizer.json` is cached by path), so
+//! a worker child pays for it on its first chunks job only.
+
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The built-in tokenizers, in the order they are listed.
+pub const BUILT_IN: [&str; 2] = ["cl100k", "o200k"];
+
+/// The default tokenizer of a chunks job.
+pub const DEFAULT: &str = "cl100k";
+
+/// Which tokenizer a chunks job counts with: a built-in name, or an operator-named
+/// `tokenizer.json` (resolved to its file when the job is accepted).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenizerSpec {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
+}
+
+impl Default for TokenizerSpec {
+    fn default() -> Self {
+        TokenizerSpec {
+            name: DEFAULT.to_owned(),
+            file: None,
+        }
+    }
+}
+
+impl TokenizerSpec {
+    /// Resolves a requested name against the built-ins and the configured files
+    /// (`name=path` pairs); `None` when the name is unknown.
+    pub fn resolve(name: &str, files: &[(String, PathBuf)]) -> Option<TokenizerSpec> {
+        let name = name.trim();
+        if BUILT_IN.contains(&name) {
+            return Some(TokenizerSpec {
+                name: name.to_owned(),
+                file: None,
+            });
+        }
+        files
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(n, p)| TokenizerSpec {
+                name: n.clone(),
+                file: Some(p.clone()),
+            })
+    }
+}
+
+/// Parses `CHUNK_TOKENIZERS`: `name=path` pairs separated by commas. Names must not shadow a
+/// built-in and must be unique.
+pub fn parse_files(setting: &str) -> Result<Vec<(String, PathBuf)>, String> {
+    let mut out: Vec<(String, PathBuf)> = Vec::new();
+    for item in setting.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let Some((name, path)) = item.split_once('=') else {
+            return Err(format!("\"{item}\" is not name=path"));
+        };
+        let (name, path) = (name.trim(), path.trim());
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        {
+            return Err(format!(
+                "tokenizer name \"{name}\" must be letters, digits, '-', '_' or '.'"
+            ));
+        }
+        if BUILT_IN.contains(&name) || out.iter().any(|(n, _)| n == name) {
+            return Err(format!("tokenizer name \"{name}\" is used twice"));
+        }
+        if path.is_empty() {
+            return Err(format!("tokenizer \"{name}\" has no file"));
+        }
+        out.push((name.to_owned(), PathBuf::from(path)));
+    }
+    Ok(out)
+}
+
+/// Counts tokens.
+pub trait TokenCounter: Send + Sync {
+    fn count(&self, text: &str) -> usize;
+}
+
+struct OpenAi(&'static bpe_openai::Tokenizer);
+
+impl TokenCounter for OpenAi {
+    fn count(&self, text: &str) -> usize {
+        self.0.count(text)
+    }
+}
+
+struct HuggingFace(tokenizers::Tokenizer);
+
+impl TokenCounter for HuggingFace {
+    fn count(&self, text: &str) -> usize {
+        // Special tokens (BOS/EOS) are not part of the text: counted without them.
+        match self.0.encode_fast(text, false) {
+            Ok(enc) => enc.len(),
+            // A tokenizer that cannot encode some text still needs an upper bound: bytes.
+            Err(_) => text.len(),
+        }
+    }
+}
+
+/// The counter for `spec`, loaded on first use and kept for the process.
+pub fn counter(spec: &TokenizerSpec) -> Result<Arc<dyn TokenCounter>, String> {
+    match (spec.name.as_str(), &spec.file) {
+        ("cl100k", None) => Ok(Arc::new(OpenAi(bpe_openai::cl100k_base()))),
+        ("o200k", None) => Ok(Arc::new(OpenAi(bpe_openai::o200k_base()))),
+        (_, Some(path)) => load_file(path),
+        (name, None) => Err(format!("Unknown tokenizer {name}.")),
+    }
+}
+
+fn load_file(path: &Path) -> Result<Arc<dyn TokenCounter>, String> {
+    static LOADED: OnceLock<Mutex<HashMap<PathBuf, Arc<dyn TokenCounter>>>> = OnceLock::new();
+    let loaded = LOADED.get_or_init(Default::default);
+    if let Some(c) = loaded.lock().unwrap_or_else(|e| e.into_inner()).get(path) {
+        return Ok(c.clone());
+    }
+    let tokenizer = tokenizers::Tokenizer::from_file(path).map_err(|e| {
+        tracing::warn!(path = %path.display(), error = %e, "tokenizer file could not be loaded");
+        "The configured tokenizer file could not be loaded.".to_owned()
+    })?;
+    let counter: Arc<dyn TokenCounter> = Arc::new(HuggingFace(tokenizer));
+    loaded
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(path.to_owned(), counter.clone());
+    Ok(counter)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_ins_count_like_tiktoken() {
+        // Reference counts from OpenAI's tiktoken for these strings.
+        let c = counter(&TokenizerSpec::default()).unwrap();
+        assert_eq!(c.count("hello world"), 2);
+        assert_eq!(c.count(""), 0);
+        let o = counter(&TokenizerSpec::resolve("o200k", &[]).unwrap()).unwrap();
+        assert_eq!(o.count("hello world"), 2);
+    }
+
+    #[test]
+    fn files_setting_is_checked() {
+        let files = parse_files("bge = /m/bge.json, mini=/m/mini.json").unwrap();
+        assert_eq!(files.len(), 2);
+        assert_eq!(files[0], ("bge".to_owned(), PathBuf::from("/m/bge.json")));
+        let spec = TokenizerSpec::resolve("mini", &files).unwrap();
+        assert_eq!(spec.file.as_deref(), Some(Path::new("/m/mini.json")));
+        assert!(TokenizerSpec::resolve("gpt2", &files).is_none());
+        assert!(parse_files("cl100k=/x.json").is_err());
+        assert!(parse_files("a=/x,a=/y").is_err());
+        assert!(parse_files("noequals").is_err());
+        assert!(parse_files("a b=/x").is_err());
+        assert!(parse_files("").unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_missing_file_is_a_clear_error() {
+        let spec = TokenizerSpec {
+            name: "x".into(),
+            file: Some(PathBuf::from("/nonexistent/tokenizer.json")),
+        };
+        let e = counter(&spec).err().unwrap();
+        assert_eq!(e, "The configured tokenizer file could not be loaded.");
+    }
+}
