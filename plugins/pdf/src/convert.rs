@@ -244,7 +244,7 @@ fn read_page(
     let mut ocr = None;
     let (share, fonts) = check.verdict();
     if share >= UNMAPPED_SHARE {
-        match scan::ocr_page(page, ctx)? {
+        match scan::ocr_page(page, &transform, ctx)? {
             Some(blocks) => {
                 ocr = Some(blocks);
                 glyphs.clear();
@@ -286,7 +286,7 @@ fn read_page(
     if ocr.is_some() {
         // Read by OCR above.
     } else if scan::is_scanned(glyphs.len(), objects.image_coverage, objects.has_graphics) {
-        match scan::ocr_page(page, ctx)? {
+        match scan::ocr_page(page, &transform, ctx)? {
             Some(blocks) => ocr = Some(blocks),
             None => ctx.warn(format!(
                 "Page {number} has no text layer; enable use_ocr to read it"
