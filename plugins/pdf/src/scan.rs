@@ -7,8 +7,9 @@
 //!
 //! A page that is nothing but one image covering it (what a scanner writes) is read from
 //! that image's own pixels instead, decoded at their native resolution and turned or
-//! mirrored as the image's matrix and `/Rotate` show it: re-sampling the scan into a
-//! rendering changes the pixels the recogniser sees, and its error rate with them.
+//! mirrored as the image's matrix and `/Rotate` show it, so the recogniser sees the scan's
+//! own pixels rather than PDFium's resampling of them (on the generated bench scan both
+//! read alike: ARCHITECTURE.md, PDF third pass).
 
 use crate::geom::PageTransform;
 use crate::images::encode_bitmap;
