@@ -35,6 +35,7 @@ pub fn find(lines: &[Line]) -> Vec<(Range<usize>, Table)> {
         }
         let end = grow(lines, i);
         let (start, end) = trim(lines, i, end);
+
         match (end - start >= 3)
             .then(|| build(&lines[start..end]))
             .flatten()
@@ -65,6 +66,11 @@ fn grow(lines: &[Line], start: usize) -> usize {
         let prev = &lines[end - 1];
         // A wide vertical space, or a change of font size, ends the table.
         if line.rect.y0 - prev.rect.y1 > 2.0 * size || (line.size - size).abs() > 0.25 * size {
+            break;
+        }
+        // A justified line of prose (just under a table): its stretched spaces can each pass
+        // for a cell gap, so it has more segments than the table has columns, evenly spread.
+        if evenly_spread(line) && segments(line).len() > blocks.len() {
             break;
         }
         let mut with = blocks.clone();
@@ -517,6 +523,40 @@ mod tests {
             vec!["Alpha", "Red", "7.5", "kept"],
             "four columns, none merged by the prose"
         );
+    }
+
+    #[test]
+    fn a_justified_line_under_a_table_is_not_a_row() {
+        // A two-column table and, just under it, the first line of a justified paragraph:
+        // its stretched spaces (over a cell gap) make every word a segment of its own, and
+        // its words fill the white between the table's columns.
+        let mut lines = vec![
+            line(0.0, &[(0.0, "Name"), (200.0, "Value")]),
+            line(18.0, &[(0.0, "Alpha beta"), (200.0, "first one")]),
+            line(36.0, &[(0.0, "Gamma"), (200.0, "12.5")]),
+            line(54.0, &[(0.0, "Delta epsilon"), (200.0, "third")]),
+            line(72.0, &[(0.0, "Zeta"), (200.0, "fourth value")]),
+        ];
+        // Every space stretched to 12 pt (over the 9 pt of a cell gap).
+        let mut x = 0.0;
+        let mut spread = Vec::new();
+        for w in [
+            "Justified",
+            "prose",
+            "runs",
+            "across",
+            "the",
+            "whole",
+            "column",
+        ] {
+            spread.push((x, w));
+            x += w.len() as f32 * 5.0 + 12.0;
+        }
+        lines.push(line(88.0, &spread));
+        let found = find(&lines);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].0, 0..5);
+        assert_eq!(texts(&found[0].1)[4], vec!["Zeta", "fourth value"]);
     }
 
     #[test]

@@ -259,7 +259,7 @@ fn read_page(
     let (share, fonts) = check.verdict();
     // `force_ocr`: the page is read from its image whatever its text layer holds.
     if share >= UNMAPPED_SHARE || ctx.force_ocr() {
-        match scan::ocr_page(page, ctx)? {
+        match scan::ocr_page(page, &transform, ctx)? {
             Some(blocks) => {
                 ocr = Some(blocks);
                 glyphs.clear();
@@ -301,7 +301,7 @@ fn read_page(
     if ocr.is_some() {
         // Read by OCR above.
     } else if scan::is_scanned(glyphs.len(), objects.image_coverage, objects.has_graphics) {
-        match scan::ocr_page(page, ctx)? {
+        match scan::ocr_page(page, &transform, ctx)? {
             Some(blocks) => ocr = Some(blocks),
             None => ctx.warn(format!(
                 "Page {number} has no text layer; enable use_ocr to read it"

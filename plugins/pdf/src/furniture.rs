@@ -77,9 +77,42 @@ pub fn detect(pages: &[PageItems<'_>], body_size: f32) -> Vec<(Vec<usize>, Vec<u
                     })
                     .reduce(f32::min)
                     .unwrap_or(0.0);
+                // The nearest line above or below (its run nearest in height): (gap, size);
+                // lines set tight can touch or overlap a little (a negative gap).
+                let nearest = |below: bool| {
+                    let c = run.rect.center_y();
+                    page.items
+                        .iter()
+                        .filter_map(|other| match other {
+                            Item::Run(o) => {
+                                let d = o.rect.center_y() - c;
+                                let other_line = if below { d } else { -d } > 0.5 * run.size;
+                                other_line.then_some((d.abs(), o))
+                            }
+                            _ => None,
+                        })
+                        .min_by(|x, y| x.0.total_cmp(&y.0))
+                        .map(|(_, o)| {
+                            let gap = if below {
+                                o.rect.y0 - run.rect.y1
+                            } else {
+                                run.rect.y0 - o.rect.y1
+                            };
+                            (gap, o.size)
+                        })
+                };
+                // Small type that runs on at its own size within a line's space above or below
+                // (the rows of a table set smaller than the body, at the top of a page) is body.
+                let close = |n: Option<(f32, f32)>| {
+                    n.is_some_and(|(gap, size)| {
+                        gap < 0.8 * run.size && (size - run.size).abs() <= 0.05 * run.size
+                    })
+                };
+                let runs_on = close(nearest(true)) || close(nearest(false));
                 let plain = run.words.iter().all(|w| !w.bold);
                 let small_head = is_top
                     && words <= 12
+                    && !runs_on
                     && (run.size < 0.92 * body_size
                         || (run.size <= 1.02 * body_size
                             && plain

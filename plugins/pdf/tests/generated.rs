@@ -326,6 +326,42 @@ fn table_like_rows_stay_rows() {
 }
 
 #[test]
+fn a_table_set_small_at_the_top_of_a_page_is_not_a_running_head() {
+    // A table in 9 pt type at the very top of the page (where a running head would be, in
+    // type smaller than the body), then 11 pt prose.
+    let mut page = Page::default();
+    let rows = [
+        ("Region", "Units", "Share"),
+        ("North", "1,204", "12.5"),
+        // (A cell that is a bare integer, alone in the top band, still passes for a page
+        // number: not what this test is about.)
+        ("South", "88.5", "3.0"),
+        ("West", "9,310", "84.5"),
+    ];
+    for (i, (a, b, c)) in rows.iter().enumerate() {
+        let y = 760.0 - i as f32 * 11.0;
+        page.texts.push(text(72.0, y, 9.0, a));
+        page.texts.push(text(250.0, y, 9.0, b));
+        page.texts.push(text(400.0, y, 9.0, c));
+    }
+    page.texts.extend(body(
+        &[
+            "The prose of the page starts under the table and runs on for",
+            "a few lines of body text set in a larger size than the table",
+            "so that the table's type is the smaller one on the whole page.",
+        ],
+        72.0,
+        700.0,
+        11.0,
+    ));
+    let doc = convert(&pdf(&[page], None));
+    let text = quire_plugin_api::text::fold_whitespace(&document_text(&doc));
+    for word in ["Region", "Units", "North", "West", "84.5"] {
+        assert!(text.contains(word), "{word} left out: {text}");
+    }
+}
+
+#[test]
 fn headings_by_size_and_metadata() {
     let mut page = Page::default();
     page.texts.push(text(72.0, 720.0, 22.0, "Introduction"));
@@ -552,6 +588,70 @@ fn scanned_pages_are_read_by_ocr_or_reported() {
         ]
     );
     assert_eq!(ctx.ocr_image_count(), 1);
+}
+
+/// What an OCR provider was given: width, height, dpi, top-left grey, bottom-left grey.
+type Seen = (u32, u32, Option<u32>, u8, u8);
+
+/// An OCR provider that records what it was given.
+#[derive(Default)]
+struct SeeingOcr {
+    seen: std::sync::Mutex<Vec<Seen>>,
+}
+
+impl OcrProvider for SeeingOcr {
+    fn recognize(&self, image: &OcrImage<'_>) -> Result<OcrOutput> {
+        let decoded = image::load_from_memory(image.data)
+            .expect("a PNG")
+            .into_luma8();
+        let (w, h) = decoded.dimensions();
+        self.seen.lock().unwrap().push((
+            w,
+            h,
+            image.dpi,
+            decoded.get_pixel(0, 0).0[0],
+            decoded.get_pixel(0, h - 1).0[0],
+        ));
+        Ok(OcrOutput {
+            text: "Scanned words".into(),
+            confidence: Some(0.9),
+        })
+    }
+}
+
+#[test]
+fn a_page_that_is_one_image_is_read_from_the_image_itself() {
+    // A 150-dpi scan covering a letter page, drawn upright and drawn mirrored top to bottom
+    // (a negative vertical scale). Its rows brighten downwards (green grows with the row).
+    let scan = |flipped: bool| {
+        let mut page = Page::default();
+        page.pictures.push(Picture {
+            x: 0.0,
+            y: if flipped { 792.0 } else { 0.0 },
+            w: 612.0,
+            h: if flipped { -792.0 } else { 792.0 },
+            px_w: 1275,
+            px_h: 1650,
+            soft_mask: false,
+        });
+        pdf(&[page], None)
+    };
+    for flipped in [false, true] {
+        let ocr = SeeingOcr::default();
+        let mut ctx = Context::new().with_ocr("seeing", &ocr);
+        convert_with(&scan(flipped), &mut ctx).expect("conversion");
+        let seen = ocr.seen.lock().unwrap().clone();
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        let (w, h, dpi, top, bottom) = seen[0];
+        // Its own pixels at its own resolution (a rendering would be 1700 x 2200 at 200 dpi).
+        assert_eq!((w, h, dpi), (1275, 1650, Some(150)), "flipped: {flipped}");
+        // As the page shows it: the first row on top, or the last one when mirrored.
+        if flipped {
+            assert!(top > bottom + 100, "{top} {bottom}");
+        } else {
+            assert!(bottom > top + 100, "{top} {bottom}");
+        }
+    }
 }
 
 /// Two pages of prose; the second in a font whose codes are not its characters.
