@@ -110,8 +110,12 @@ fn visit_inlines_images(inlines: &mut [Inline], f: &mut dyn FnMut(&mut Image)) {
     for inline in inlines {
         match inline {
             Inline::Image(image) => f(image),
-            Inline::Link { content, .. } => visit_inlines_images(content, f),
-            Inline::Text { .. } | Inline::Code(_) | Inline::Break | Inline::NoteRef(_) => {}
+            Inline::Link(link) => visit_inlines_images(&mut link.content, f),
+            Inline::Text { .. }
+            | Inline::Lines { .. }
+            | Inline::Code(_)
+            | Inline::Break
+            | Inline::NoteRef(_) => {}
         }
     }
 }
@@ -146,8 +150,12 @@ fn collect_inline_images<'a>(inlines: &'a [Inline], out: &mut Vec<&'a Image>) {
     for inline in inlines {
         match inline {
             Inline::Image(image) => out.push(image),
-            Inline::Link { content, .. } => collect_inline_images(content, out),
-            Inline::Text { .. } | Inline::Code(_) | Inline::Break | Inline::NoteRef(_) => {}
+            Inline::Link(link) => collect_inline_images(&link.content, out),
+            Inline::Text { .. }
+            | Inline::Lines { .. }
+            | Inline::Code(_)
+            | Inline::Break
+            | Inline::NoteRef(_) => {}
         }
     }
 }
@@ -244,8 +252,9 @@ pub enum Block {
     Paragraph(Vec<Inline>),
     List(List),
     Table(Table),
-    /// A large plain-text table, first row the header (spreadsheets, CSV).
-    Grid(Grid),
+    /// A large plain-text table, first row the header (spreadsheets, CSV). Boxed: one per
+    /// table, and unboxed it made every block 104 bytes instead of 56.
+    Grid(Box<Grid>),
     /// Boxed: an image is rare and its struct large; unboxed it set the size of every block.
     Image(Box<Image>),
     /// Preformatted text or code.
@@ -319,16 +328,19 @@ pub enum Inline {
         text: String,
         style: Style,
     },
-    Link {
-        href: String,
-        /// The link's advisory title (HTML `title`, Markdown `"title"`), when it has one.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        title: Option<String>,
-        content: Vec<Inline>,
-    },
+    /// Boxed: a link is far rarer than a text run, and unboxed its three fields made every
+    /// inline 80 bytes instead of 32.
+    Link(Box<Link>),
     Code(String),
     /// A hard line break inside a paragraph.
     Break,
+    /// Plain lines joined by hard breaks: reads exactly as `text` split at each `\n` into
+    /// [`Style::PLAIN`] [`Inline::Text`] runs with an [`Inline::Break`] between each two. A
+    /// compact form for paragraphs of many short lines (text files): one string instead of
+    /// two inlines and a string per line.
+    Lines {
+        text: String,
+    },
     /// Boxed: an image is rare and its struct large; unboxed it made every inline 160 bytes
     /// (a line of text costs one text inline and one break).
     Image(Box<Image>),
@@ -350,6 +362,25 @@ impl Inline {
             style,
         }
     }
+
+    /// A link around `content`.
+    pub fn link(href: impl Into<String>, title: Option<String>, content: Vec<Inline>) -> Inline {
+        Inline::Link(Box::new(Link {
+            href: href.into(),
+            title,
+            content,
+        }))
+    }
+}
+
+/// The payload of [`Inline::Link`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Link {
+    pub href: String,
+    /// The link's advisory title (HTML `title`, Markdown `"title"`), when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    pub content: Vec<Inline>,
 }
 
 /// An ordered or unordered list; nesting happens through blocks inside items.
@@ -565,16 +596,32 @@ mod tests {
     }
 
     #[test]
+    fn inlines_and_blocks_stay_small() {
+        // A text run, a break and a block are what large documents are made of: a rare
+        // variant that grows one of them costs every run (issue 13). Box its payload.
+        assert!(
+            std::mem::size_of::<Inline>() <= 32,
+            "{}",
+            std::mem::size_of::<Inline>()
+        );
+        assert!(
+            std::mem::size_of::<Block>() <= 56,
+            "{}",
+            std::mem::size_of::<Block>()
+        );
+    }
+
+    #[test]
     fn images_are_found_everywhere() {
         let img = |n: &str| Image::new(n, "image/png", vec![1]);
         let mut doc = Document::new(DocumentKind::Flowing, "Test");
         let mut part = Part::section();
         part.blocks.push(Block::Image(Box::new(img("a.png"))));
-        part.blocks.push(Block::Paragraph(vec![Inline::Link {
-            href: "x".into(),
-            title: None,
-            content: vec![Inline::Image(Box::new(img("b.png")))],
-        }]));
+        part.blocks.push(Block::Paragraph(vec![Inline::link(
+            "x",
+            None,
+            vec![Inline::Image(Box::new(img("b.png")))],
+        )]));
         part.blocks.push(Block::List(List {
             ordered: false,
             start: 1,

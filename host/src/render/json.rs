@@ -276,7 +276,7 @@ fn spreadsheet(doc: &Document, opts: &RenderOptions) -> Value {
                 .blocks
                 .iter()
                 .filter_map(|b| match b {
-                    Block::Grid(g) if !g.is_empty() && g.columns() > 0 => Some(g),
+                    Block::Grid(g) if !g.is_empty() && g.columns() > 0 => Some(&**g),
                     _ => None,
                 })
                 .collect();
@@ -519,9 +519,9 @@ fn formatting(blocks: &[Block]) -> Formatting {
                     f.bold |= style.bold;
                     f.italic |= style.italic;
                 }
-                Inline::Link { content, .. } => {
+                Inline::Link(link) => {
                     f.links = true;
-                    inl(content, f);
+                    inl(&link.content, f);
                 }
                 Inline::Image(_) => f.images += 1,
                 _ => {}
@@ -658,7 +658,7 @@ mod tests {
         grid.push_row(["b", "2"]);
         grid.push_row(["c", "3", "z"]);
         let mut sheet = Part::sheet(1, "Data");
-        sheet.blocks.push(Block::Grid(grid));
+        sheet.blocks.push(Block::Grid(Box::new(grid)));
         doc.parts.push(sheet);
         doc.parts.push(Part::sheet(2, "Empty"));
         let v = render(&doc);
@@ -690,7 +690,7 @@ mod tests {
         grid.push_row(["Year", "Ducks"]);
         grid.push_row(["2024", "310"]);
         let mut sheet = Part::sheet(1, "Data");
-        sheet.blocks.push(Block::Grid(grid));
+        sheet.blocks.push(Block::Grid(Box::new(grid)));
         sheet
             .notes
             .push(Block::text("Comment on B2 by Ann: too many"));
@@ -711,7 +711,7 @@ mod tests {
             for row in rows {
                 g.push_row(row.iter());
             }
-            Block::Grid(g)
+            Block::Grid(Box::new(g))
         };
         let mut sheet = Part::sheet(1, "Report");
         sheet.blocks = vec![

@@ -8,7 +8,8 @@
 use super::ImageMode;
 use base64::Engine as _;
 use quire_plugin_api::{
-    Block, Cell, Document, DocumentKind, Grid, Image, Inline, List, Part, PartKind, Style, Table,
+    Block, Cell, Document, DocumentKind, Grid, Image, Inline, Link, List, Part, PartKind, Style,
+    Table,
 };
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -521,7 +522,6 @@ impl<'w> Writer<'w> {
     /// Writes inline content to `s`. `top`: `s` is the top-level buffer with a paragraph open
     /// in it (see [`Writer::top_paragraph`]), which the stream may drain as it grows.
     fn inlines(&mut self, content: &[Inline], s: &mut String, ctx: Context, top: bool) {
-        let merged = merge_runs(content);
         // Whether the text written so far is empty: in top mode, the open paragraph's part of
         // the buffer (once some of it was handed over, it is not).
         let empty = |s: &String, stream: &Stream<'_>| match stream.paragraph {
@@ -530,24 +530,24 @@ impl<'w> Writer<'w> {
             _ => s.is_empty(),
         };
         let line_start = empty(s, &self.stream);
-        for (i, run) in merged.iter().enumerate() {
+        for (i, run) in merge_runs(content).enumerate() {
             let inline = match run {
                 Run::Text(text, style) => {
                     let at_start =
                         line_start && i == 0 || !empty(s, &self.stream) && s.ends_with('\n');
                     if top {
                         let stream = &mut self.stream;
-                        write_styled(s, text, *style, ctx, at_start, &mut |o| stream.drain(o));
+                        write_styled(s, &text, style, ctx, at_start, &mut |o| stream.drain(o));
                         stream.drain(s);
                     } else {
-                        write_styled(s, text, *style, ctx, at_start, &mut |_| {});
+                        write_styled(s, &text, style, ctx, at_start, &mut |_| {});
                     }
                     continue;
                 }
                 Run::Other(inline) => inline,
             };
             match inline {
-                Inline::Text { .. } => {}
+                Inline::Text { .. } | Inline::Lines { .. } => {}
                 Inline::Code(code) => {
                     let code = code.replace('\n', " ");
                     let ticks = "`".repeat(longest_run(&code, '`') + 1);
@@ -563,11 +563,12 @@ impl<'w> Writer<'w> {
                     Context::TableCell => s.push_str("<br>"),
                     Context::Heading => s.push(' '),
                 },
-                Inline::Link {
-                    href,
-                    title,
-                    content,
-                } => {
+                Inline::Link(link) => {
+                    let Link {
+                        href,
+                        title,
+                        content,
+                    } = &**link;
                     let mut text = String::new();
                     self.inlines(content, &mut text, ctx, false);
                     let text = text.trim();
@@ -607,7 +608,9 @@ impl<'w> Writer<'w> {
 fn inline_len(inline: &Inline) -> usize {
     match inline {
         Inline::Text { text, .. } | Inline::Code(text) | Inline::NoteRef(text) => text.len(),
-        Inline::Link { content, .. } => content.iter().map(inline_len).sum::<usize>() + 8,
+        // Each newline stands for a break (3 bytes).
+        Inline::Lines { text } => text.len() + 2 * text.bytes().filter(|&b| b == b'\n').count(),
+        Inline::Link(link) => link.content.iter().map(inline_len).sum::<usize>() + 8,
         Inline::Break => 3,
         Inline::Image(_) => 0,
     }
@@ -619,24 +622,70 @@ enum Run<'a> {
     Other(&'a Inline),
 }
 
-/// Joins adjacent text runs that share a style, so emphasis markers wrap whole phrases. Runs
-/// borrow the document's text unless they were joined.
-fn merge_runs(content: &[Inline]) -> Vec<Run<'_>> {
-    let mut out: Vec<Run<'_>> = Vec::with_capacity(content.len());
-    for inline in content {
-        let Inline::Text { text, style } = inline else {
-            out.push(Run::Other(inline));
-            continue;
-        };
-        if let Some(Run::Text(prev, ps)) = out.last_mut() {
-            if ps == style || text.trim().is_empty() && !text.contains('\n') {
-                prev.to_mut().push_str(text);
-                continue;
-            }
+/// What an [`Inline::Lines`] reads as between two of its lines.
+static BREAK: Inline = Inline::Break;
+
+/// Inline content one run at a time, borrowed: an [`Inline::Lines`] is read as its lines
+/// (plain text runs) with a break between each two, without building them.
+struct Atoms<'a> {
+    content: std::slice::Iter<'a, Inline>,
+    /// The rest of an [`Inline::Lines`]: each line after a break.
+    lines: Option<std::str::Split<'a, char>>,
+    /// The line that follows the break just given.
+    pending: Option<&'a str>,
+}
+
+impl<'a> Iterator for Atoms<'a> {
+    type Item = Run<'a>;
+
+    fn next(&mut self) -> Option<Run<'a>> {
+        if let Some(line) = self.pending.take() {
+            return Some(Run::Text(Cow::Borrowed(line), Style::PLAIN));
         }
-        out.push(Run::Text(Cow::Borrowed(text), *style));
+        if let Some(lines) = &mut self.lines {
+            if let Some(line) = lines.next() {
+                self.pending = Some(line);
+                return Some(Run::Other(&BREAK));
+            }
+            self.lines = None;
+        }
+        Some(match self.content.next()? {
+            Inline::Text { text, style } => Run::Text(Cow::Borrowed(text), *style),
+            Inline::Lines { text } => {
+                let mut lines = text.split('\n');
+                let first = lines.next().unwrap_or_default();
+                self.lines = Some(lines);
+                Run::Text(Cow::Borrowed(first), Style::PLAIN)
+            }
+            other => Run::Other(other),
+        })
     }
-    out
+}
+
+/// Joins adjacent text runs that share a style, so emphasis markers wrap whole phrases. Runs
+/// borrow the document's text unless they were joined; they are made as they are written, so
+/// a paragraph of a million lines costs no list of runs.
+fn merge_runs(content: &[Inline]) -> impl Iterator<Item = Run<'_>> {
+    let mut atoms = Atoms {
+        content: content.iter(),
+        lines: None,
+        pending: None,
+    }
+    .peekable();
+    std::iter::from_fn(move || {
+        let (mut text, style) = match atoms.next()? {
+            Run::Text(text, style) => (text, style),
+            other => return Some(other),
+        };
+        while let Some(Run::Text(next, s)) = atoms.peek() {
+            if !(*s == style || next.trim().is_empty() && !next.contains('\n')) {
+                break;
+            }
+            text.to_mut().push_str(next);
+            atoms.next();
+        }
+        Some(Run::Text(text, style))
+    })
 }
 
 /// Writes a text run; `hook` gets `s` now and then while a long plain run is escaped.
@@ -1066,7 +1115,7 @@ mod tests {
                 content: vec![Inline::plain("Title")],
             },
             Block::Paragraph(lines),
-            Block::Grid(grid),
+            Block::Grid(Box::new(grid)),
             Block::Quote(vec![Block::text(&long[..5000])]),
             Block::Paragraph(vec![
                 Inline::styled(&long[..20_000], Style::BOLD),
@@ -1206,7 +1255,7 @@ mod tests {
         grid.push_row(["a", "b"]);
         grid.push_row(["1"]);
         let mut sheet = Part::sheet(1, "Data");
-        sheet.blocks.push(Block::Grid(grid));
+        sheet.blocks.push(Block::Grid(Box::new(grid)));
         let empty = Part::sheet(2, "Empty");
         assert_eq!(
             document(
@@ -1229,16 +1278,12 @@ mod tests {
             },
             Block::Quote(vec![Block::text("q1"), Block::text("q2")]),
             Block::Paragraph(vec![
-                Inline::Link {
-                    href: "https://x.org/a b".into(),
-                    title: None,
-                    content: vec![Inline::plain("link")],
-                },
-                Inline::Link {
-                    href: "/wiki/A".into(),
-                    title: Some("Say \"A\"\n(the letter) \\".into()),
-                    content: vec![Inline::plain("A")],
-                },
+                Inline::link("https://x.org/a b", None, vec![Inline::plain("link")]),
+                Inline::link(
+                    "/wiki/A",
+                    Some("Say \"A\"\n(the letter) \\".into()),
+                    vec![Inline::plain("A")],
+                ),
                 Inline::NoteRef("1".into()),
             ]),
             Block::Note {

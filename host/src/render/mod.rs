@@ -177,8 +177,11 @@ pub fn plain_inlines(content: &[Inline]) -> String {
 fn push_plain_inlines(content: &[Inline], s: &mut String) {
     for inline in content {
         match inline {
-            Inline::Text { text, .. } | Inline::Code(text) => s.push_str(text),
-            Inline::Link { content, .. } => push_plain_inlines(content, s),
+            // A `Lines` text's newlines are its breaks, written as the `Break` arm writes them.
+            Inline::Text { text, .. } | Inline::Lines { text } | Inline::Code(text) => {
+                s.push_str(text)
+            }
+            Inline::Link(link) => push_plain_inlines(&link.content, s),
             Inline::Break => s.push('\n'),
             Inline::Image(img) => {
                 if let Some(t) = &img.ocr_text {

@@ -318,7 +318,7 @@ fn hyperlinks_from_relationships_anchors_and_fields() {
     let links: Vec<(String, String)> = content
         .iter()
         .filter_map(|i| match i {
-            Inline::Link { href, content, .. } => Some((href.clone(), plain(content))),
+            Inline::Link(l) => Some((l.href.clone(), plain(&l.content))),
             _ => None,
         })
         .collect();
@@ -331,9 +331,7 @@ fn hyperlinks_from_relationships_anchors_and_fields() {
         ]
     );
     // Link text underlined by the Hyperlink style is not emphasis.
-    assert!(
-        matches!(&content[0], Inline::Link { content, .. } if content[0] == Inline::plain("site"))
-    );
+    assert!(matches!(&content[0], Inline::Link(l) if l.content[0] == Inline::plain("site")));
     let text = plain(content);
     assert!(text.contains('7') && text.contains("dangling") && !text.contains("PAGE"));
 }

@@ -140,11 +140,7 @@ impl Inlines {
             self.pending_space |= trailing;
             return;
         }
-        self.items.push(Inline::Link {
-            href,
-            title,
-            content,
-        });
+        self.items.push(Inline::link(href, title, content));
         if trailing {
             self.pending_space = true;
         }
@@ -249,11 +245,11 @@ mod tests {
             i.take(),
             vec![
                 Inline::plain("by "),
-                Inline::Link {
-                    href: "/wiki/Bill_Gates".into(),
-                    title: Some("Bill Gates".into()),
-                    content: vec![Inline::plain("Bill Gates")]
-                },
+                Inline::link(
+                    "/wiki/Bill_Gates",
+                    Some("Bill Gates".into()),
+                    vec![Inline::plain("Bill Gates")]
+                ),
                 Inline::plain(" and"),
             ]
         );

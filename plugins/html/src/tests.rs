@@ -47,11 +47,7 @@ fn headings_paragraphs_emphasis_links() {
             Inline::plain("Intro "),
             Inline::styled("bold", Style::BOLD),
             Inline::plain(" and "),
-            Inline::Link {
-                href: "/x".into(),
-                title: Some("Go to x".into()),
-                content: vec![Inline::plain("link")]
-            },
+            Inline::link("/x", Some("Go to x".into()), vec![Inline::plain("link")]),
             Inline::plain(" ."),
         ])
     );
@@ -177,7 +173,7 @@ fn nested_table_in_a_data_cell_is_flattened_into_its_cell() {
     assert!(t.rows[1][1]
         .content
         .iter()
-        .any(|i| matches!(i, Inline::Link { href, .. } if href == "/m")));
+        .any(|i| matches!(i, Inline::Link(l) if l.href == "/m")));
     assert_eq!(b[2], Block::text("After"));
 }
 

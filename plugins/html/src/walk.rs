@@ -526,8 +526,9 @@ pub fn plain_text(inlines: &[Inline]) -> String {
         };
         match inline {
             Inline::Text { text, .. } | Inline::Code(text) => out.push_str(text),
-            Inline::Link { content, .. } => stack.push(content.iter()),
+            Inline::Link(link) => stack.push(link.content.iter()),
             Inline::Break => out.push(' '),
+            Inline::Lines { text } => out.push_str(&text.replace('\n', " ")),
             Inline::Image(image) => out.push_str(image.alt.as_deref().unwrap_or("")),
             Inline::NoteRef(_) => {}
         }

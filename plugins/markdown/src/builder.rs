@@ -242,7 +242,8 @@ impl Builder {
             TagEnd::TableHead | TagEnd::TableRow => {
                 self.close_leaf();
                 if let Some(table) = self.table() {
-                    let row = std::mem::take(&mut table.row);
+                    let mut row = std::mem::take(&mut table.row);
+                    row.shrink_to_fit();
                     table.rows.push(row);
                     if tag == TagEnd::TableHead {
                         table.header_rows = table.rows.len();
@@ -306,6 +307,7 @@ impl Builder {
             return;
         };
         let Container { kind, mut blocks } = container;
+        blocks.shrink_to_fit();
         match kind {
             Kind::Root => {}
             Kind::Flat => {
@@ -344,6 +346,7 @@ impl Builder {
                     state.rows.push(std::mem::take(&mut state.row));
                 }
                 if !state.rows.is_empty() {
+                    state.rows.shrink_to_fit();
                     self.add_block(Block::Table(Table {
                         header_rows: state.header_rows,
                         rows: state.rows,
@@ -413,6 +416,7 @@ impl Builder {
             mut inlines,
             raw,
         } = leaf;
+        compact(&mut inlines);
         match kind {
             LeafKind::Paragraph => {
                 trim_inlines(&mut inlines);
@@ -570,11 +574,7 @@ impl Builder {
                 } else {
                     content
                 };
-                Inline::Link {
-                    href,
-                    title,
-                    content,
-                }
+                Inline::link(href, title, content)
             }
             Frame::Image { url, alt } => match self.image(&url, &alt) {
                 Some(image) => Inline::Image(Box::new(image)),
@@ -582,15 +582,10 @@ impl Builder {
                     // Inside a link already: the alt text stands in for the picture.
                     Inline::plain(if alt.is_empty() { url } else { alt })
                 }
-                None => Inline::Link {
-                    title: None,
-                    content: vec![Inline::plain(if alt.is_empty() {
-                        url.clone()
-                    } else {
-                        alt
-                    })],
-                    href: url,
-                },
+                None => {
+                    let text = if alt.is_empty() { url.clone() } else { alt };
+                    Inline::link(url, None, vec![Inline::plain(text)])
+                }
             },
         };
         match self.frames.last_mut() {
@@ -653,6 +648,20 @@ fn push_text(target: &mut Vec<Inline>, text: &str, style: Style) {
     target.push(Inline::styled(text, style));
 }
 
+/// Gives back what growing by pushes left over: the list's spare room and each run's (text
+/// is appended piece by piece as the parser splits it). A model of many short runs would
+/// otherwise hold about twice its size.
+fn compact(inlines: &mut Vec<Inline>) {
+    inlines.shrink_to_fit();
+    for inline in inlines {
+        match inline {
+            Inline::Text { text, .. } => text.shrink_to_fit(),
+            Inline::Link(link) => compact(&mut link.content),
+            _ => {}
+        }
+    }
+}
+
 /// Drops leading and trailing whitespace of a paragraph's runs.
 fn trim_inlines(inlines: &mut Vec<Inline>) {
     while let Some(Inline::Text { text, .. }) = inlines.first_mut() {
@@ -696,8 +705,9 @@ pub fn plain_text(inlines: &[Inline]) -> String {
         };
         match inline {
             Inline::Text { text, .. } | Inline::Code(text) => out.push_str(text),
-            Inline::Link { content, .. } => stack.push(content.iter()),
+            Inline::Link(link) => stack.push(link.content.iter()),
             Inline::Break => out.push(' '),
+            Inline::Lines { text } => out.push_str(&text.replace('\n', " ")),
             Inline::Image(image) => out.push_str(image.alt.as_deref().unwrap_or("")),
             Inline::NoteRef(_) => {}
         }

@@ -7,12 +7,16 @@
 //! recursing, so deeply nested quotes or lists cannot overflow the stack; nesting beyond the
 //! depth limit is flattened into the innermost container that is kept.
 //!
+//! Large input is parsed a window at a time ([`window`]): the events are those of one whole
+//! parse, without pulldown-cmark's tree of the whole text.
+//!
 //! Images are never fetched: a `data:` URI is decoded into image bytes, a remote image is kept
 //! as a link to its address with its alt text.
 
 mod builder;
+mod window;
 
-use pulldown_cmark::{Options, Parser};
+use pulldown_cmark::Options;
 use quire_plugin_api::{
     register_converter, text, Context, Converter, ConverterDescriptor, Document, DocumentKind,
     Input, Part, PluginConfig, Result,
@@ -41,7 +45,8 @@ pub struct MarkdownConverter;
 impl Converter for MarkdownConverter {
     fn convert(&self, input: &Input<'_>, ctx: &mut Context<'_>) -> Result<Document> {
         ctx.check()?;
-        let decoded = text::decode(input.bytes, None);
+        // Borrowed when the file is UTF-8 already: no second copy of a large input.
+        let decoded = text::decode_cow(input.bytes, None);
         if decoded.had_errors {
             ctx.warn(format!(
                 "Some bytes were not valid {} and were replaced by \u{FFFD}.",
@@ -55,14 +60,16 @@ impl Converter for MarkdownConverter {
             | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
         let stripped = without_grounding_lines(&decoded.text);
         let source = stripped.as_deref().unwrap_or(&decoded.text);
-        let parser = Parser::new_ext(source, options);
         let mut builder = builder::Builder::new(ctx.limits.max_depth, ctx.limits.max_images);
-        for (i, event) in parser.enumerate() {
-            if i % 2048 == 2047 {
+        let mut i = 0usize;
+        window::for_each_event(source, options, window::WINDOW, &mut |event| {
+            i += 1;
+            if i.is_multiple_of(2048) {
                 ctx.check()?;
             }
             builder.event(event);
-        }
+            Ok(())
+        })?;
         let built = builder.finish();
         for warning in built.warnings {
             ctx.warn(warning);

@@ -38,11 +38,11 @@ fn headings_paragraphs_and_title() {
     assert_eq!(p[7], Inline::Code("code".into()));
     assert_eq!(
         p[9],
-        Inline::Link {
-            href: "https://x.y".into(),
-            title: Some("The \"y\" site".into()),
-            content: vec![Inline::plain("link")]
-        }
+        Inline::link(
+            "https://x.y",
+            Some("The \"y\" site".into()),
+            vec![Inline::plain("link")]
+        )
     );
     assert_eq!(p[10], Inline::plain(". soft"));
     assert_eq!(p[11], Inline::Break);
@@ -130,11 +130,7 @@ fn images_footnotes_and_html() {
     };
     assert_eq!(
         p[1],
-        Inline::Link {
-            href: "https://e.x/a.png".into(),
-            title: None,
-            content: vec![Inline::plain("remote")]
-        }
+        Inline::link("https://e.x/a.png", None, vec![Inline::plain("remote")])
     );
     assert_eq!(p[3], Inline::NoteRef("n".into()));
     assert!(

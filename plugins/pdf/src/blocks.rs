@@ -809,11 +809,7 @@ fn inlines(words: Vec<Word>, links: &[Link]) -> Vec<Inline> {
             Inline::styled(trimmed, style)
         };
         match href {
-            Some(h) => out.push(Inline::Link {
-                href: h.to_string(),
-                title: None,
-                content: vec![run],
-            }),
+            Some(h) => out.push(Inline::link(h.to_string(), None, vec![run])),
             None => append(&mut out, run),
         }
         i = j;

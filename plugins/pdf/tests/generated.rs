@@ -526,7 +526,7 @@ fn links_wrap_the_text_they_cover() {
     assert!(
         inlines
             .iter()
-            .any(|i| matches!(i, Inline::Link { href, .. } if href == "https://example.com/")),
+            .any(|i| matches!(i, Inline::Link(l) if l.href == "https://example.com/")),
         "{inlines:#?}"
     );
 }
@@ -891,7 +891,7 @@ fn text_with_list_numbers(doc: &Document) -> String {
         for i in inlines {
             match i {
                 Inline::Text { text, .. } | Inline::Code(text) => out.push_str(text),
-                Inline::Link { content, .. } => inline_text(content, out),
+                Inline::Link(link) => inline_text(&link.content, out),
                 Inline::Break => out.push(' '),
                 _ => {}
             }

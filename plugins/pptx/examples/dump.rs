@@ -7,7 +7,7 @@ fn inlines(v: &[Inline], out: &mut String) {
     for i in v {
         match i {
             Inline::Text { text, .. } => out.push_str(text),
-            Inline::Link { content, .. } => inlines(content, out),
+            Inline::Link(link) => inlines(&link.content, out),
             Inline::Break => out.push('\n'),
             Inline::Code(c) => out.push_str(c),
             _ => {}

@@ -34,7 +34,7 @@ pub fn inline_text(inlines: &[Inline]) -> String {
     for i in inlines {
         match i {
             Inline::Text { text, .. } => s.push_str(text),
-            Inline::Link { content, .. } => s.push_str(&inline_text(content)),
+            Inline::Link(link) => s.push_str(&inline_text(&link.content)),
             Inline::Break => s.push('\n'),
             _ => {}
         }
@@ -158,20 +158,17 @@ pub fn read_body(reader: &mut Reader<&[u8]>, rels: &HashMap<String, Relationship
 fn push_text(p: &mut Para, text: &str, style: Style, link: Option<&str>) {
     let text = text.replace('\u{b}', "\n");
     if let Some(href) = link {
-        if let Some(Inline::Link {
-            href: h, content, ..
-        }) = p.inlines.last_mut()
-        {
-            if h == href {
-                append(content, &text, style);
+        if let Some(Inline::Link(link)) = p.inlines.last_mut() {
+            if link.href == href {
+                append(&mut link.content, &text, style);
                 return;
             }
         }
-        p.inlines.push(Inline::Link {
-            href: href.to_owned(),
-            title: None,
-            content: vec![Inline::styled(text, style)],
-        });
+        p.inlines.push(Inline::link(
+            href.to_owned(),
+            None,
+            vec![Inline::styled(text, style)],
+        ));
         return;
     }
     append(&mut p.inlines, &text, style);

@@ -130,7 +130,7 @@ fn text_of(blocks: &[Block]) -> Vec<String> {
         v.iter()
             .map(|i| match i {
                 Inline::Text { text, .. } => text.clone(),
-                Inline::Link { content, .. } => inl(content),
+                Inline::Link(link) => inl(&link.content),
                 _ => String::new(),
             })
             .collect()
@@ -189,7 +189,7 @@ fn converts_a_generated_presentation() {
     let Block::Paragraph(p) = &blocks[4] else {
         panic!("paragraph expected")
     };
-    assert!(matches!(&p[0], Inline::Link { href, .. } if href == "https://example.com/"));
+    assert!(matches!(&p[0], Inline::Link(l) if l.href == "https://example.com/"));
     // merged header cell spans two columns; the covered cell is omitted
     let Block::Table(t) = &blocks[6] else {
         panic!("table expected")

@@ -124,11 +124,7 @@ impl Flow {
         if content.is_empty() {
             return;
         }
-        self.runs.inlines.push(Inline::Link {
-            href,
-            title: None,
-            content,
-        });
+        self.runs.inlines.push(Inline::link(href, None, content));
     }
 
     pub fn set_marker(&mut self, marker: String) {

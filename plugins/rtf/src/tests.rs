@@ -21,7 +21,7 @@ fn text_of(inlines: &[Inline]) -> String {
         .iter()
         .map(|i| match i {
             Inline::Text { text, .. } => text.clone(),
-            Inline::Link { content, .. } => text_of(content),
+            Inline::Link(link) => text_of(&link.content),
             Inline::Break => "\n".into(),
             _ => String::new(),
         })
@@ -95,7 +95,7 @@ fn tables_lists_links_and_footnotes() {
     let Block::Paragraph(p) = &b[3] else {
         panic!("{b:?}")
     };
-    assert!(p.iter().any(|i| matches!(i, Inline::Link { href, content, .. } if href == "http://x.org/" && text_of(content) == "link")));
+    assert!(p.iter().any(|i| matches!(i, Inline::Link(l) if l.href == "http://x.org/" && text_of(&l.content) == "link")));
     assert!(p
         .iter()
         .any(|i| matches!(i, Inline::NoteRef(l) if l == "1")));

@@ -135,7 +135,7 @@ fn convert_csv(input: &Input<'_>, ctx: &mut Context<'_>) -> Result<Document> {
     let stem = stem.rsplit_once('.').map_or(stem, |(s, _)| s);
     let mut part = Part::sheet(1, if stem.is_empty() { "Sheet1" } else { stem });
     if !grid.is_empty() {
-        part.blocks.push(Block::Grid(grid));
+        part.blocks.push(Block::Grid(Box::new(grid)));
     }
     doc.parts.push(part);
     ctx.progress(1, 1);

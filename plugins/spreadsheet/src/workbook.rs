@@ -233,8 +233,12 @@ where
             ));
         }
         let mut part = Part::sheet(i as u32 + 1, name.clone());
-        part.blocks
-            .extend(grids.into_iter().filter(|g| !g.is_empty()).map(Block::Grid));
+        part.blocks.extend(
+            grids
+                .into_iter()
+                .filter(|g| !g.is_empty())
+                .map(|g| Block::Grid(Box::new(g))),
+        );
         for chart in formats.charts {
             part.blocks.extend(chart.blocks());
         }

@@ -2,7 +2,8 @@
 //!
 //! Text files carry no markup, so the only structure worth keeping is the author's own: blank
 //! lines separate paragraphs, and single line breaks inside a paragraph stay line breaks
-//! ([`Inline::Break`]). Re-flowing wrapped lines into one would guess at intent (a poem, an
+//! (a paragraph of several lines is one [`Inline::Lines`]: hard breaks between its lines, one
+//! string for the whole paragraph, so a file of short lines costs about its own size). Re-flowing wrapped lines into one would guess at intent (a poem, an
 //! address or a list written with dashes would be destroyed), so the text is kept as written;
 //! only trailing blanks and control characters are dropped.
 //!
@@ -65,7 +66,8 @@ impl Converter for TextConverter {
 /// joined with hard breaks.
 pub fn paragraphs(text: &str, ctx: &Context<'_>) -> Result<Vec<Block>> {
     let mut blocks = Vec::new();
-    let mut current: Vec<Inline> = Vec::new();
+    // The open paragraph's lines, `\n` between them (an `Inline::Lines` text).
+    let mut current = String::new();
     let mut line_buf = String::new();
     for (i, raw_line) in split_lines(text).enumerate() {
         if i % CHECK_EVERY_LINES == CHECK_EVERY_LINES - 1 {
@@ -81,10 +83,13 @@ pub fn paragraphs(text: &str, ctx: &Context<'_>) -> Result<Vec<Block>> {
                 flush(&mut current, &mut blocks);
                 continue;
             }
-            if !current.is_empty() {
-                current.push(Inline::Break);
+            if current.is_empty() {
+                // The first line's buffer becomes the paragraph's: no copy of a long line.
+                current = std::mem::take(&mut line_buf);
+            } else {
+                current.push('\n');
+                current.push_str(&line_buf);
             }
-            current.push(Inline::plain(std::mem::take(&mut line_buf)));
         }
     }
     flush(&mut current, &mut blocks);
@@ -92,14 +97,20 @@ pub fn paragraphs(text: &str, ctx: &Context<'_>) -> Result<Vec<Block>> {
     Ok(blocks)
 }
 
-fn flush(current: &mut Vec<Inline>, blocks: &mut Vec<Block>) {
-    if !current.is_empty() {
-        // Inlines are 160 bytes and a vector grows to 4 at once: a one-line paragraph would
-        // hold three empty ones, about a third of a large text's size in all.
-        let mut content = std::mem::take(current);
-        content.shrink_to_fit();
-        blocks.push(Block::Paragraph(content));
+/// Ends the open paragraph: one plain run for one line, else one `Lines` run, without the
+/// spare room its growth left (shrunk in place, never copied).
+fn flush(current: &mut String, blocks: &mut Vec<Block>) {
+    if current.is_empty() {
+        return;
     }
+    let mut text = std::mem::take(current);
+    text.shrink_to_fit();
+    let inline = if text.contains('\n') {
+        Inline::Lines { text }
+    } else {
+        Inline::plain(text)
+    };
+    blocks.push(Block::Paragraph(vec![inline]));
 }
 
 /// Lines split at `\n`, `\r\n` or a lone `\r` (old Mac files).

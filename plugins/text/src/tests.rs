@@ -17,11 +17,21 @@ fn texts(doc: &Document) -> Vec<Vec<String>> {
         .blocks
         .iter()
         .map(|b| match b {
+            // A `Lines` run as the runs and breaks it stands for.
             Block::Paragraph(inl) => inl
                 .iter()
-                .map(|i| match i {
-                    Inline::Text { text, .. } => text.clone(),
-                    Inline::Break => "\\n".into(),
+                .flat_map(|i| match i {
+                    Inline::Text { text, .. } => vec![text.clone()],
+                    Inline::Lines { text } => {
+                        let mut out = Vec::new();
+                        for (k, line) in text.split('\n').enumerate() {
+                            if k > 0 {
+                                out.push("\\n".into());
+                            }
+                            out.push(line.to_owned());
+                        }
+                        out
+                    }
                     other => panic!("unexpected {other:?}"),
                 })
                 .collect(),

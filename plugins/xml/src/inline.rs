@@ -122,11 +122,11 @@ pub fn flatten_child(child: &Node<'_>, mixed: bool, sup: bool, style: Style, run
                     let mut inner = Runs::default();
                     flatten(c, mixed, s, &mut inner);
                     if inner.has_text() {
-                        runs.inlines.push(Inline::Link {
-                            href: href.trim().to_owned(),
-                            title: None,
-                            content: inner.inlines,
-                        });
+                        runs.inlines.push(Inline::link(
+                            href.trim().to_owned(),
+                            None,
+                            inner.inlines,
+                        ));
                     }
                 }
                 None => flatten(c, mixed, s, runs),

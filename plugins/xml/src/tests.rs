@@ -17,7 +17,7 @@ fn text_of(inlines: &[Inline]) -> String {
         .iter()
         .map(|i| match i {
             Inline::Text { text, .. } => text.clone(),
-            Inline::Link { content, .. } => text_of(content),
+            Inline::Link(link) => text_of(&link.content),
             _ => String::new(),
         })
         .collect()

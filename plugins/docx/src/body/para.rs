@@ -100,11 +100,7 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
         read?;
         let content = std::mem::replace(&mut p.inlines, saved);
         if !content.is_empty() {
-            p.inlines.push(Inline::Link {
-                href,
-                title: None,
-                content,
-            });
+            p.inlines.push(Inline::link(href, None, content));
         }
         Ok(())
     }
@@ -288,11 +284,7 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
                     if sink == self.sink && start <= p.inlines.len() {
                         let content = p.inlines.split_off(start);
                         if !content.is_empty() {
-                            p.inlines.push(Inline::Link {
-                                href,
-                                title: None,
-                                content,
-                            });
+                            p.inlines.push(Inline::link(href, None, content));
                         }
                     }
                 }

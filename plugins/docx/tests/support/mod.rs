@@ -20,12 +20,13 @@ pub fn inline_md(inlines: &[Inline], out: &mut String) {
                 out.push_str(mark);
             }
             Inline::Code(t) => out.push_str(t),
-            Inline::Link { href, content, .. } => {
+            Inline::Link(l) => {
                 out.push('[');
-                inline_md(content, out);
-                out.push_str(&format!("]({href})"));
+                inline_md(&l.content, out);
+                out.push_str(&format!("]({})", l.href));
             }
             Inline::Break => out.push_str("<br>"),
+            Inline::Lines { text } => out.push_str(&text.replace('\n', "<br>")),
             Inline::Image(img) => {
                 out.push_str(&format!(
                     "![{}]({} {} bytes)",

@@ -113,17 +113,13 @@ fn inlines(list: &[Inline], out: &mut String) {
                 out.push_str(mark);
                 out.push_str(strike);
             }
-            Inline::Link { content, .. } if !markdown() => inlines(content, out),
-            Inline::Link {
-                href,
-                title,
-                content,
-            } => {
+            Inline::Link(link) if !markdown() => inlines(&link.content, out),
+            Inline::Link(link) => {
                 out.push('[');
-                inlines(content, out);
+                inlines(&link.content, out);
                 out.push_str("](");
-                out.push_str(href);
-                if let Some(title) = title {
+                out.push_str(&link.href);
+                if let Some(title) = &link.title {
                     out.push_str(" \"");
                     out.push_str(&title.replace('\\', "\\\\").replace('"', "\\\""));
                     out.push('"');
@@ -132,6 +128,8 @@ fn inlines(list: &[Inline], out: &mut String) {
             }
             Inline::Code(code) => out.push_str(code),
             Inline::Break => out.push('\n'),
+            // Its lines end with hard breaks, written as the `Break` arm writes them.
+            Inline::Lines { text } => out.push_str(text),
             Inline::Image(image) => out.push_str(image.alt.as_deref().unwrap_or("")),
             Inline::NoteRef(label) => out.push_str(&format!("[^{label}]")),
         }
