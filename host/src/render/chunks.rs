@@ -1377,7 +1377,7 @@ mod tests {
             grid.push_row([format!("r{i}"), "x y z".to_owned()]);
         }
         let mut sheet = Part::sheet(1, "Sales");
-        sheet.blocks.push(Block::Grid(grid));
+        sheet.blocks.push(Block::Grid(Box::new(grid)));
         book.parts.push(sheet);
         let mut other = Part::sheet(2, "Other");
         other.blocks.push(Block::text("tail"));
