@@ -59,6 +59,8 @@ QUIRE="${CARGO_TARGET_DIR:-target}/debug/quire" tests/browser/run.sh
 step "corpus"
 if [[ -d ../shared/corpus ]]; then
   cargo test --locked -p quire-tests --test corpus -- --nocapture --test-threads 2
+  # Chunks of every corpus document: token bounds, text given back once in order, locations.
+  cargo test --locked -p quire-tests --test chunks -- --nocapture --test-threads 2
 else
   echo "../shared/corpus not found: corpus suite skipped"
 fi
