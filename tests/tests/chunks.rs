@@ -39,23 +39,6 @@ fn corpus() -> Option<PathBuf> {
     dir.join("MANIFEST.tsv").is_file().then_some(dir)
 }
 
-fn corpus_files(corpus: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for dir in std::fs::read_dir(corpus).unwrap().flatten() {
-        let p = dir.path();
-        if !p.is_dir() || p.file_name().is_some_and(|n| n == "groundtruth") {
-            continue;
-        }
-        for f in std::fs::read_dir(&p).unwrap().flatten() {
-            if f.path().is_file() {
-                files.push(f.path());
-            }
-        }
-    }
-    files.sort();
-    files
-}
-
 /// Where each block of the document's text stands, worked out from the model.
 struct Span {
     start: usize,
@@ -338,7 +321,7 @@ fn corpus_chunks_keep_their_promises() {
     let counter = tokenize::counter(&tokenize::TokenizerSpec::default()).unwrap();
     let mut faults = Vec::new();
     let mut tallies = [Tally::default(), Tally::default()];
-    for path in corpus_files(&corpus) {
+    for path in quire_tests::corpus_files(&corpus) {
         let rel = path.strip_prefix(&corpus).unwrap().display().to_string();
         let bytes = std::fs::read(&path).unwrap();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();

@@ -339,23 +339,6 @@ fn schema_errors(out: &[u8]) -> Vec<String> {
         .collect()
 }
 
-fn corpus_files(corpus: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for dir in std::fs::read_dir(corpus).unwrap().flatten() {
-        let p = dir.path();
-        if !p.is_dir() || p.file_name().is_some_and(|n| n == "groundtruth") {
-            continue;
-        }
-        for f in std::fs::read_dir(&p).unwrap().flatten() {
-            if f.path().is_file() {
-                files.push(f.path());
-            }
-        }
-    }
-    files.sort();
-    files
-}
-
 #[test]
 fn every_file_ends_cleanly() {
     let Some(corpus) = corpus() else {
@@ -364,7 +347,7 @@ fn every_file_ends_cleanly() {
     };
     let mut faults = Vec::new();
     let mut per_dir: BTreeMap<String, (usize, usize, Vec<String>)> = BTreeMap::new();
-    for path in corpus_files(&corpus) {
+    for path in quire_tests::corpus_files(&corpus) {
         let dir = path
             .parent()
             .and_then(|p| p.file_name())

@@ -94,6 +94,35 @@ pub fn find_tessdata(languages: &[String]) -> Result<PathBuf, String> {
     Err(missing)
 }
 
+/// Every language whose data is installed in a searched directory (`osd`, orientation data,
+/// is no language), sorted: what a person may choose instead of a missing one.
+pub fn installed() -> Vec<String> {
+    let mut names: Vec<String> = candidate_dirs()
+        .iter()
+        .filter_map(|d| std::fs::read_dir(d).ok())
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let lang = name.strip_suffix(".traineddata")?;
+            (lang != "osd").then(|| lang.to_string())
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// [`installed`] for a message: `eng, deu`, or `none` when no data is installed.
+pub fn installed_list() -> String {
+    let names = installed();
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
+}
+
 fn has(dir: &Path, language: &str) -> bool {
     dir.join(format!("{language}.traineddata")).is_file()
 }

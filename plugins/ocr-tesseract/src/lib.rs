@@ -60,8 +60,9 @@ fn resolve(config: &PluginConfig) -> Result<EngineKey> {
     let languages = lang::tesseract_languages(&config.ocr.language).map_err(Error::internal)?;
     let datapath = lang::find_tessdata(&languages).map_err(|missing| {
         Error::internal(format!(
-            "Tesseract language data '{missing}' is not installed (apt-get install {}).",
-            lang::debian_package(&missing)
+            "Tesseract language data '{missing}' is not installed (apt-get install {}); installed: {}.",
+            lang::debian_package(&missing),
+            lang::installed_list()
         ))
     })?;
     let osd = lang::has_osd(&datapath);
@@ -221,7 +222,16 @@ mod tests {
         assert!(!r.ready);
         assert_eq!(
             r.detail,
-            "Tesseract language data 'xx_missing' is not installed (apt-get install tesseract-ocr-xx-missing)."
+            format!(
+                "Tesseract language data 'xx_missing' is not installed (apt-get install tesseract-ocr-xx-missing); installed: {}.",
+                lang::installed_list()
+            )
+        );
+        // The test machine has English (setup installs tesseract-ocr-eng).
+        assert!(
+            lang::installed().contains(&"eng".to_string()),
+            "{}",
+            r.detail
         );
     }
 }
