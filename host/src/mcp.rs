@@ -547,18 +547,14 @@ async fn result(shared: &Shared, job: &Job) -> CallToolResult {
 
 /// Creates a job on the service, as `POST /api/v1/jobs` does for an upload.
 async fn create(shared: &Arc<Shared>, req: Request, caller: &Caller) -> Result<Job, String> {
-    let detected = crate::detect::detect(&req.bytes, &req.file_name);
-    let summary = shared.registry.supported_summary();
-    let mime = match detected {
-        Ok(d) if shared.registry.supports(d.mime) => d.mime,
-        Ok(d) => {
-            return Err(format!(
-                "Unsupported file type: {} (its converter is not built into this server). Supported: {summary}",
-                d.label
-            ))
-        }
-        Err(e) => return Err(format!("Unsupported file type: {}. Supported: {summary}", e.what)),
-    };
+    use crate::service::api::{self, NewInput};
+    use crate::service::errors::ApiError;
+    let mime = api::supported(shared, crate::detect::detect(&req.bytes, &req.file_name))
+        .map_err(|e| match e {
+            ApiError::Unsupported(message) => message,
+            _ => "The file type could not be detected.".to_owned(),
+        })?
+        .mime;
     if let Some(id) = &req.ocr_provider {
         if shared.registry.ocr_provider(id).is_err() {
             return Err(format!("OCR provider {id} is not built into this server."));
@@ -592,29 +588,21 @@ async fn create(shared: &Arc<Shared>, req: Request, caller: &Caller) -> Result<J
     };
     let mut job = Job::new(spec);
     job.owner = caller.tenant.clone();
-    // MAX_QUEUED_JOBS holds here too: a refusal says when to come back.
-    let unavailable = |e: crate::service::errors::ApiError| match e {
-        crate::service::errors::ApiError::TooManyRequests(message, _) => message,
-        _ => "The job store is unavailable; try again shortly.".to_owned(),
-    };
-    if req.bytes.len() <= shared.store.inline_input_limit() {
-        job.spec.input_in_store = true;
-        crate::service::backpressure::create(shared, &job, Some(req.bytes))
-            .await
-            .map_err(unavailable)?;
+    let input = if req.bytes.len() <= shared.store.inline_input_limit() {
+        NewInput::Inline(req.bytes)
     } else {
-        let path = crate::service::worker::upload_path(shared, &id);
-        tokio::fs::write(&path, &req.bytes)
+        tokio::fs::write(crate::service::worker::upload_path(shared, &id), &req.bytes)
             .await
             .map_err(|_| "The document could not be stored.".to_owned())?;
-        if let Err(e) = crate::service::backpressure::create(shared, &job, None).await {
-            let _ = std::fs::remove_file(&path);
-            return Err(unavailable(e));
-        }
-    }
-    shared.metrics.job_created();
-    shared.wake_workers.notify_one();
-    tracing::info!(job = %id, mime, bytes = job.spec.input_bytes, "job created over MCP");
+        NewInput::Kept
+    };
+    // MAX_QUEUED_JOBS holds here too: a refusal says when to come back.
+    api::enqueue(shared, &mut job, input)
+        .await
+        .map_err(|e| match e {
+            ApiError::TooManyRequests(message, _) => message,
+            _ => "The job store is unavailable; try again shortly.".to_owned(),
+        })?;
     Ok(job)
 }
 

@@ -21,23 +21,10 @@ use quire::registry::Registry;
 use quire::render::chunks::{self, Chunk, ChunkOptions};
 use quire::render::tokenize;
 use quire::render::{markdown, ImageMode};
-use quire_plugin_api::{Block, Document, PartKind, PluginConfig};
-use std::path::{Path, PathBuf};
+use quire_plugin_api::{Block, Document, PartKind};
 use std::time::{Duration, Instant};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("QUIRE_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("../shared/corpus"));
-    dir.join("MANIFEST.tsv").is_file().then_some(dir)
-}
+use quire_tests::corpus;
 
 /// Where each block of the document's text stands, worked out from the model.
 struct Span {
@@ -312,12 +299,10 @@ fn corpus_chunks_keep_their_promises() {
         eprintln!("corpus not found (set QUIRE_CORPUS): skipped");
         return;
     };
-    let mut config = PluginConfig {
-        runtime_dir: workspace().join("vendor-runtime"),
-        ..PluginConfig::default()
-    };
-    config.ocr.model_dir = workspace().join("vendor-runtime/models");
-    let engine = Engine::new(Registry::from_inventory().expect("registry"), config);
+    let engine = Engine::new(
+        Registry::from_inventory().expect("registry"),
+        quire_tests::plugin_config(),
+    );
     let counter = tokenize::counter(&tokenize::TokenizerSpec::default()).unwrap();
     let mut faults = Vec::new();
     let mut tallies = [Tally::default(), Tally::default()];

@@ -14,40 +14,22 @@
 
 use quire::pipeline::{ConvertControl, ConvertRequest, Engine, OutputFormat};
 use quire::registry::Registry;
-use quire_plugin_api::PluginConfig;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{mpsc, Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(120);
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("QUIRE_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("../shared/corpus"));
-    dir.join("MANIFEST.tsv").is_file().then_some(dir)
-}
+use quire_tests::{corpus, workspace};
 
 fn engine() -> Arc<Engine> {
     static ENGINE: OnceLock<Arc<Engine>> = OnceLock::new();
     ENGINE
         .get_or_init(|| {
-            let mut config = PluginConfig {
-                runtime_dir: workspace().join("vendor-runtime"),
-                ..PluginConfig::default()
-            };
-            config.ocr.model_dir = workspace().join("vendor-runtime/models");
             let registry = Registry::from_inventory().expect("registry");
-            Arc::new(Engine::new(registry, config))
+            Arc::new(Engine::new(registry, quire_tests::plugin_config()))
         })
         .clone()
 }

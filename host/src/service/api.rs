@@ -213,22 +213,7 @@ pub async fn create_job(
                 .map_err(ApiError::internal)??
         }
     };
-    let summary = shared.registry.supported_summary();
-    let detected = match detected {
-        Ok(d) if shared.registry.supports(d.mime) => d,
-        Ok(d) => {
-            return Err(ApiError::Unsupported(format!(
-                "Unsupported file type: {} (its converter is not built into this server). Supported: {summary}",
-                d.label
-            )))
-        }
-        Err(e) => {
-            return Err(ApiError::Unsupported(format!(
-                "Unsupported file type: {}. Supported: {summary}",
-                e.what
-            )))
-        }
-    };
+    let detected = supported(&shared, detected)?;
     super::options::check_for_type(&shared, &form, detected.mime).await?;
     let now = Utc::now();
     let base = base_url(config, &headers);
@@ -257,27 +242,17 @@ pub async fn create_job(
     if let Some(password) = &form.password {
         shared.store.put_secret(&id, &password.0).await?;
     }
-    match form.file {
-        Upload::Memory(bytes) => {
-            // The record and the bytes land in one commit: one fsync, no file.
-            job.spec.input_in_store = true;
-            if let Err(e) = super::backpressure::create(&shared, &job, Some(bytes)).await {
+    let input = match form.file {
+        Upload::Memory(bytes) => NewInput::Inline(bytes),
+        Upload::Disk(file) => match file.keep(&worker::upload_path(&shared, &id)).await {
+            Ok(()) => NewInput::Kept,
+            Err(e) => {
                 let _ = shared.store.drop_secret(&id).await;
-                return Err(e);
+                return Err(e.into());
             }
-        }
-        Upload::Disk(file) => {
-            file.keep(&worker::upload_path(&shared, &id)).await?;
-            if let Err(e) = super::backpressure::create(&shared, &job, None).await {
-                let _ = std::fs::remove_file(worker::upload_path(&shared, &id));
-                let _ = shared.store.drop_secret(&id).await;
-                return Err(e);
-            }
-        }
-    }
-    shared.metrics.job_created();
-    shared.wake_workers.notify_one();
-    tracing::info!(job = %id, mime = detected.mime, bytes = job.spec.input_bytes, "job created");
+        },
+    };
+    enqueue(&shared, &mut job, input).await?;
     let location = format!("{}/jobs/{id}", config.api_prefix);
     Ok((
         StatusCode::ACCEPTED,
@@ -285,6 +260,61 @@ pub async fn create_job(
         Json(job.view()),
     )
         .into_response())
+}
+
+/// The detected type when this server converts it; otherwise the 415 that says what it does
+/// convert (uploads and MCP jobs alike).
+pub fn supported(
+    shared: &Shared,
+    detected: Result<crate::detect::Detected, crate::detect::DetectError>,
+) -> Result<crate::detect::Detected, ApiError> {
+    let summary = shared.registry.supported_summary();
+    match detected {
+        Ok(d) if shared.registry.supports(d.mime) => Ok(d),
+        Ok(d) => Err(ApiError::Unsupported(format!(
+            "Unsupported file type: {} (its converter is not built into this server). Supported: {summary}",
+            d.label
+        ))),
+        Err(e) => Err(ApiError::Unsupported(format!(
+            "Unsupported file type: {}. Supported: {summary}",
+            e.what
+        ))),
+    }
+}
+
+/// Where a new job's input is.
+pub enum NewInput {
+    /// In memory: stored with the record (one commit, one fsync, no file).
+    Inline(Vec<u8>),
+    /// Already at `worker::upload_path`.
+    Kept,
+}
+
+/// Records a new job (under `MAX_QUEUED_JOBS`) and wakes a worker. On a refusal nothing of
+/// the job is left: neither its upload file nor its password record.
+pub async fn enqueue(shared: &Arc<Shared>, job: &mut Job, input: NewInput) -> Result<(), ApiError> {
+    let id = job.spec.id.clone();
+    let created = match input {
+        NewInput::Inline(bytes) => {
+            job.spec.input_in_store = true;
+            super::backpressure::create(shared, job, Some(bytes)).await
+        }
+        NewInput::Kept => {
+            let created = super::backpressure::create(shared, job, None).await;
+            if created.is_err() {
+                let _ = std::fs::remove_file(worker::upload_path(shared, &id));
+            }
+            created
+        }
+    };
+    if let Err(e) = created {
+        let _ = shared.store.drop_secret(&id).await;
+        return Err(e);
+    }
+    shared.metrics.job_created();
+    shared.wake_workers.notify_one();
+    tracing::info!(job = %id, mime = %job.spec.mime, bytes = job.spec.input_bytes, "job created");
+    Ok(())
 }
 
 /// `PUBLIC_BASE_URL`, or the scheme and host of this request.

@@ -72,12 +72,16 @@ pub struct Proc {
     pub addr: Option<String>,
 }
 
-pub fn spawn(sub: &str, dir: &std::path::Path, env: &[(&str, String)]) -> Proc {
+/// `quire <sub>` in `dir` on a free loopback port, with none of the caller's quire settings,
+/// its folders under `dir`, JSON logs at `log_level` on a piped stdout, then `env`.
+pub fn quire_command(
+    sub: &str,
+    dir: &std::path::Path,
+    log_level: &str,
+    env: &[(&str, String)],
+) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_quire"));
-    cmd.arg(sub)
-        .current_dir(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
+    cmd.arg(sub).current_dir(dir).stdout(Stdio::piped());
     for k in quire::config::SETTINGS {
         cmd.env_remove(k);
     }
@@ -88,13 +92,23 @@ pub fn spawn(sub: &str, dir: &std::path::Path, env: &[(&str, String)]) -> Proc {
         .env("OUTPUT_DIR", dir.join("outputs"))
         .env("DATA_DIR", dir.join("data"))
         .env("JOB_LEASE_SECONDS", "2")
-        .env("WEBHOOK_BACKOFF_SECONDS", "0.05")
         .env("LOG_FORMAT", "json")
-        .env("LOG_LEVEL", "info")
-        .env("QUIRE_TEST_FAULTS", "1");
+        .env("LOG_LEVEL", log_level);
     for (k, v) in env {
         cmd.env(k, v);
     }
+    cmd
+}
+
+pub fn spawn(sub: &str, dir: &std::path::Path, env: &[(&str, String)]) -> Proc {
+    // The fault-injection inputs and quick webhook retries, unless `env` says otherwise.
+    let mut all = vec![
+        ("WEBHOOK_BACKOFF_SECONDS", "0.05".to_string()),
+        ("QUIRE_TEST_FAULTS", "1".to_string()),
+    ];
+    all.extend(env.iter().cloned());
+    let mut cmd = quire_command(sub, dir, "info", &all);
+    cmd.stderr(Stdio::inherit());
     let mut child = cmd.spawn().expect("spawn quire");
     let stdout = child.stdout.take().unwrap();
     let (tx, rx) = std::sync::mpsc::channel::<String>();

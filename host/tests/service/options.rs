@@ -465,27 +465,9 @@ impl Drop for Logged {
 
 fn spawn_logged(sub: &str, dir: &std::path::Path, env: &[(&str, String)]) -> Logged {
     use std::io::BufRead;
-    use std::process::{Command, Stdio};
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_quire"));
-    cmd.arg(sub)
-        .current_dir(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for k in quire::config::SETTINGS {
-        cmd.env_remove(k);
-    }
-    cmd.env_remove("QUIRE_CONFIG").env_remove("RUST_LOG");
-    cmd.env("HOST", "127.0.0.1")
-        .env("PORT", "0")
-        .env("UPLOAD_DIR", dir.join("uploads"))
-        .env("OUTPUT_DIR", dir.join("outputs"))
-        .env("DATA_DIR", dir.join("data"))
-        .env("JOB_LEASE_SECONDS", "2")
-        .env("LOG_FORMAT", "json")
-        .env("LOG_LEVEL", "debug");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
+    use std::process::Stdio;
+    let mut cmd = crate::faults::quire_command(sub, dir, "debug", env);
+    cmd.stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawn quire");
     let lines: std::sync::Arc<std::sync::Mutex<Vec<String>>> = Default::default();
     let (tx, rx) = std::sync::mpsc::channel::<String>();
