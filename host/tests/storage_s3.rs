@@ -65,8 +65,32 @@ fn moto() -> &'static str {
             );
             std::thread::sleep(Duration::from_millis(50));
         }
+        // One request answered before any test's: moto loads its S3 backend on the first
+        // request, and the first run of the suite once saw a concurrent first request fail.
+        while !warm_up(port) {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "moto_server did not answer within 30 s"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
         endpoint
     })
+}
+
+/// Whether moto answers a bucket listing with 200.
+fn warm_up(port: u16) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+    let request = format!("GET / HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n");
+    let mut answer = String::new();
+    stream.write_all(request.as_bytes()).is_ok()
+        && stream.read_to_string(&mut answer).is_ok()
+        && answer.starts_with("HTTP/1.")
+        && answer.contains(" 200 ")
 }
 
 /// A fresh bucket on the moto server.
@@ -440,5 +464,51 @@ async fn ready_reports_an_unreachable_store() {
     let v: serde_json::Value = r.json().await.unwrap();
     assert_eq!(v["services"]["storage"], false, "{v}");
     assert!(v["problems"].to_string().contains("object store"), "{v}");
+    s.stop().await;
+}
+
+/// Jobs refused by `MAX_QUEUED_JOBS` after their upload reached the bucket leave no object:
+/// eight submissions at once all pass the early check on an empty queue, one is created.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn refused_jobs_leave_no_object() {
+    let bucket = bucket().await;
+    let mut s = TestServer::start_with(
+        StoreKind::Embedded,
+        |c| {
+            s3_config(c, &bucket);
+            c.max_queued_jobs = Some(1);
+        },
+        0,
+    )
+    .await;
+    let doc = big_markdown("Queued");
+    let s = std::sync::Arc::new(s);
+    let mut tasks = Vec::new();
+    for _ in 0..8 {
+        let (s, doc) = (s.clone(), doc.clone());
+        tasks.push(tokio::spawn(async move {
+            let r = s
+                .post_form(&[
+                    support::FormPart::file("file", "b.md", &doc),
+                    support::FormPart::text("output_format", "md"),
+                ])
+                .await;
+            let status = r.status().as_u16();
+            let v: serde_json::Value = r.json().await.unwrap();
+            (status, v["id"].as_str().map(str::to_string))
+        }));
+    }
+    let mut created = Vec::new();
+    for t in tasks {
+        match t.await.unwrap() {
+            (202, Some(id)) => created.push((format!("pfx/jobs/{id}/input"), doc.len() as u64)),
+            (429, _) => {}
+            other => panic!("unexpected answer {other:?}"),
+        }
+    }
+    assert_eq!(created.len(), 1);
+    assert_eq!(objects(&bucket, "pfx/").await, created);
+    assert!(files_in(&s.config.upload_dir).is_empty());
+    let mut s = std::sync::Arc::try_unwrap(s).ok().expect("sole owner");
     s.stop().await;
 }

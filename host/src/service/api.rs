@@ -306,6 +306,9 @@ pub async fn enqueue(shared: &Arc<Shared>, job: &mut Job, input: NewInput) -> Re
             };
             if created.is_err() {
                 let _ = std::fs::remove_file(worker::upload_path(shared, &id));
+                if shared.storage.is_remote() {
+                    let _ = shared.storage.remove(&id).await;
+                }
             }
             created
         }
