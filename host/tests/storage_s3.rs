@@ -472,7 +472,7 @@ async fn ready_reports_an_unreachable_store() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn refused_jobs_leave_no_object() {
     let bucket = bucket().await;
-    let mut s = TestServer::start_with(
+    let s = TestServer::start_with(
         StoreKind::Embedded,
         |c| {
             s3_config(c, &bucket);
