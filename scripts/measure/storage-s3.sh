@@ -82,7 +82,12 @@ start local 2
 printf 'local folders: '; throughput "http://127.0.0.1:$port"
 kill "$server"; wait "$server" 2>/dev/null || true
 start s3 2 STORAGE_URL=s3://quire-measure/tp S3_ENDPOINT="http://127.0.0.1:$moto_port" S3_FORCE_PATH_STYLE=true
+cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+moto_before=$(cpu "${pids[0]}")
 printf 'S3 (moto):     '; throughput "http://127.0.0.1:$port"
+# moto is one Python process: CPU seconds near the elapsed time mean it was the bottleneck.
+ticks=$(( $(cpu "${pids[0]}") - moto_before ))
+awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "moto CPU during the S3 run: %.2f s\n", t / hz }'
 kill "$server"; wait "$server" 2>/dev/null || true
 
 echo "== peak RSS of the API process, 8 concurrent 100 MB uploads to S3"

@@ -274,10 +274,12 @@ pub mod s3 {
     use std::time::Duration;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    /// Part size of multipart uploads: memory per upload is at most `PARTS_IN_FLIGHT` of
-    /// these; files up to one part go in one PUT.
-    pub const PART_SIZE: usize = 8 << 20;
-    const PARTS_IN_FLIGHT: usize = 2;
+    /// Part size of multipart uploads (S3's minimum): an upload holds the part being sent and
+    /// the one being filled; files up to one part go in one PUT. 8 MiB with two in flight
+    /// measured 252 MiB peak RSS for 8 concurrent 100 MB uploads, these ~150 MiB
+    /// (scripts/measure/storage-s3.sh, ARCHITECTURE.md).
+    pub const PART_SIZE: usize = 5 << 20;
+    const PARTS_IN_FLIGHT: usize = 1;
 
     pub struct S3Storage {
         store: AmazonS3,
