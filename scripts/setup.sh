@@ -77,4 +77,13 @@ Files in this folder were fetched by scripts/setup.sh from PyPI wheels:
 - lib/libpdfium.so: PDFium (BSD-3-Clause / Apache-2.0), from the pypdfium2 wheel.
 - models/*.onnx: PaddleOCR PP-OCR models (Apache-2.0), from the rapidocr wheel.
 NOTICE
+# --- test tools --------------------------------------------------------------------------------
+# The object-storage tests (host/tests/storage_s3.rs) run against a real S3 server: moto in
+# server mode, from PyPI (pinned; pure Python, installs in seconds).
+if (( want_test )) && ! command -v moto_server >/dev/null 2>&1; then
+  log "installing moto[server] from PyPI (S3 server for the object-storage tests)"
+  python3 -m pip install --quiet "moto[server]==5.2.1" >&2 ||
+    python3 -m pip install --quiet --break-system-packages "moto[server]==5.2.1" >&2
+  command -v moto_server >/dev/null 2>&1 || { log "moto_server is not on PATH after installing moto[server]"; exit 4; }
+fi
 log "ready (runtime files in $RUNTIME)"

@@ -71,6 +71,11 @@ pub const SETTINGS: &[&str] = &[
     "RATE_LIMIT_PER_KEY",
     "CHUNK_TOKENIZERS",
     "MCP_ALLOWED_DIRS",
+    "STORAGE_URL",
+    "S3_ENDPOINT",
+    "S3_FORCE_PATH_STYLE",
+    "S3_PRESIGNED_RESULTS",
+    "S3_PRESIGNED_EXPIRY",
 ];
 
 /// The resolved configuration. Field names are the settings' names in lower case.
@@ -150,6 +155,18 @@ pub struct Config {
     /// Folders whose files the MCP `convert` tool may read by path (`:`-separated); unset:
     /// the working directory for `quire mcp`, none over HTTP.
     pub mcp_allowed_dirs: Option<String>,
+    /// Where uploads and results live between hosts (`service::storage`): unset, the local
+    /// `UPLOAD_DIR` and `OUTPUT_DIR`; `s3://bucket/prefix`, an S3-compatible object store (the
+    /// local folders then hold only the files of conversions running on this host).
+    pub storage_url: Option<String>,
+    /// The S3 endpoint for stores other than AWS (MinIO, Ceph RGW, Garage, R2...).
+    pub s3_endpoint: Option<String>,
+    /// Path-style requests (`endpoint/bucket/key`) instead of virtual-hosted style.
+    pub s3_force_path_style: bool,
+    /// Results and images answered with a 307 to a presigned URL instead of streamed.
+    pub s3_presigned_results: bool,
+    /// Seconds a presigned result URL stays valid.
+    pub s3_presigned_expiry: u64,
 }
 
 /// How log lines are written.
@@ -173,6 +190,11 @@ impl Default for Config {
             log_level: "info".into(),
             max_file_size: 104_857_600,
             file_ttl_hours: 24.0,
+            storage_url: None,
+            s3_endpoint: None,
+            s3_force_path_style: false,
+            s3_presigned_results: false,
+            s3_presigned_expiry: 300,
             upload_dir: "./uploads".into(),
             output_dir: "./outputs".into(),
             data_dir: "./data".into(),
@@ -316,6 +338,22 @@ impl Config {
                 "API_PREFIX",
                 "a path starting with '/' and not ending with '/' (e.g. /api/v1)",
                 &self.api_prefix,
+            ));
+        }
+        if let Some(url) = &self.storage_url {
+            crate::service::storage::parse_url(url)
+                .map_err(|accepts| bad("STORAGE_URL", accepts, url))?;
+        }
+        if let Some(url) = &self.s3_endpoint {
+            if !is_http_url(url) {
+                return Err(bad("S3_ENDPOINT", "an http:// or https:// URL", url));
+            }
+        }
+        if !(1..=604_800).contains(&self.s3_presigned_expiry) {
+            return Err(bad(
+                "S3_PRESIGNED_EXPIRY",
+                "a number of seconds from 1 to 604800 (7 days, the S3 maximum)",
+                self.s3_presigned_expiry,
             ));
         }
         if self.max_file_size == 0 {
@@ -560,6 +598,8 @@ const STRING_SETTINGS: &[&str] = &[
     "api_keys_file",
     "chunk_tokenizers",
     "mcp_allowed_dirs",
+    "storage_url",
+    "s3_endpoint",
 ];
 
 /// Environment values for non-text settings: numbers and booleans as such, the rest as text
@@ -747,6 +787,8 @@ mod tests {
                             | "max_queued_jobs"
                             | "rate_limit_per_key"
                             | "mcp_allowed_dirs"
+                            | "storage_url"
+                            | "s3_endpoint"
                             // Examples: unset, these are looked up (`crate::runtime`).
                             | "ocr_model_dir"
                             | "quire_runtime_dir"

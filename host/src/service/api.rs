@@ -300,9 +300,15 @@ pub async fn enqueue(shared: &Arc<Shared>, job: &mut Job, input: NewInput) -> Re
             super::backpressure::create(shared, job, Some(bytes)).await
         }
         NewInput::Kept => {
-            let created = super::backpressure::create(shared, job, None).await;
+            let created = match put_input(shared, &id).await {
+                Ok(()) => super::backpressure::create(shared, job, None).await,
+                Err(e) => Err(e),
+            };
             if created.is_err() {
                 let _ = std::fs::remove_file(worker::upload_path(shared, &id));
+                if shared.storage.is_remote() {
+                    let _ = shared.storage.remove(&id).await;
+                }
             }
             created
         }
@@ -315,6 +321,21 @@ pub async fn enqueue(shared: &Arc<Shared>, job: &mut Job, input: NewInput) -> Re
     shared.wake_workers.notify_one();
     tracing::info!(job = %id, mime = %job.spec.mime, bytes = job.spec.input_bytes, "job created");
     Ok(())
+}
+
+/// With an object store (`STORAGE_URL`) the upload at `worker::upload_path` goes to it and
+/// the local copy is removed; on a failure it is removed too (and the store has no object).
+async fn put_input(shared: &Shared, id: &str) -> Result<(), ApiError> {
+    if !shared.storage.is_remote() {
+        return Ok(());
+    }
+    let local = worker::upload_path(shared, id);
+    let sent = shared.storage.put_input(id, &local).await;
+    let _ = tokio::fs::remove_file(&local).await;
+    sent.map_err(|e| {
+        tracing::error!(job = %id, error = %e, "cannot store the upload in the object store");
+        ApiError::StoreUnavailable(format!("object store: {e}"))
+    })
 }
 
 /// `PUBLIC_BASE_URL`, or the scheme and host of this request.
@@ -390,7 +411,7 @@ pub async fn delete_job(
             // A conversion in this process stops now; one elsewhere (Redis) within a poll.
             shared.cancel_local(&job_id);
             let _ = shared.store.drop_secret(&job_id).await;
-            retention::remove_files(&shared, &job_id);
+            retention::remove_files(&shared, &job_id).await;
             tracing::info!(job = %job_id, "job deleted");
             Ok(StatusCode::NO_CONTENT)
         }
@@ -438,20 +459,28 @@ pub async fn get_result(
     if bundle.is_some() {
         return super::outputs::bundle(&shared, &job).await;
     }
+    let name = download_name(&job.spec.file_name, job.spec.output_format);
+    let content_type = job.spec.output_format.content_type();
+    if shared.storage.is_remote() {
+        let ext = job.spec.output_format.extension();
+        let served = shared.storage.result(&job.spec.id, ext).await?;
+        return super::outputs::from_storage(
+            served,
+            content_type,
+            Some(&name),
+            "Result file not found",
+        );
+    }
     let path = worker::output_path(&shared, &job);
     let file = match tokio::fs::File::open(&path).await {
         Ok(f) => f,
         Err(_) => return Err(ApiError::NotFound("Result file not found")),
     };
     let len = file.metadata().await?.len();
-    let name = download_name(&job.spec.file_name, job.spec.output_format);
     let body = Body::from_stream(tokio_util::io::ReaderStream::new(file));
     Ok((
         [
-            (
-                header::CONTENT_TYPE,
-                job.spec.output_format.content_type().to_string(),
-            ),
+            (header::CONTENT_TYPE, content_type.to_string()),
             (header::CONTENT_DISPOSITION, content_disposition(&name)),
             (header::CONTENT_LENGTH, len.to_string()),
         ],
@@ -586,6 +615,7 @@ pub async fn ready(State(shared): State<Arc<Shared>>) -> Response {
     let storage = tokio::task::spawn_blocking(move || dirs.iter().all(|d| storage_ok(d, min_free)))
         .await
         .unwrap_or(false);
+    let remote = shared.storage.ping().await;
     let registry = shared.registry.clone();
     let config = shared.config.clone();
     let (converters, ocr) = tokio::task::spawn_blocking(move || config.readiness(&registry))
@@ -605,6 +635,12 @@ pub async fn ready(State(shared): State<Arc<Shared>>) -> Response {
                 .to_string(),
         );
     }
+    if let Err(e) = &remote {
+        problems.push(format!(
+            "The object store (STORAGE_URL) does not answer: {e}"
+        ));
+    }
+    let storage = storage && remote.is_ok();
     for (id, r) in converters.iter().filter(|(_, r)| !r.ready) {
         problems.push(format!("The {id} converter cannot run: {}", r.detail));
     }

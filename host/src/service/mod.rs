@@ -10,7 +10,8 @@
 //! - [`webui`]: the web page at `/` (static files compiled in);
 //! - [`webhook`]: the delivery dispatcher; [`retention`]: the sweeper; [`metrics`];
 //! - [`events`]: live progress (SSE); [`auth`]: API keys, tenants, the per-key rate limit;
-//!   [`backpressure`]: `MAX_QUEUED_JOBS`.
+//!   [`backpressure`]: `MAX_QUEUED_JOBS`;
+//! - [`storage`]: uploads and results in the local folders or an S3-compatible bucket.
 //!
 //! Every background loop takes a shutdown signal; SIGTERM stops intake, lets running jobs
 //! finish within `SHUTDOWN_GRACE_SECONDS` and hands back the rest.
@@ -29,6 +30,7 @@ pub mod openapi;
 pub mod options;
 pub mod outputs;
 pub mod retention;
+pub mod storage;
 pub mod store;
 pub mod upload;
 pub mod webhook;
@@ -75,6 +77,8 @@ pub struct Shared {
     pub config: Config,
     pub options: Options,
     pub store: Store,
+    /// Where uploads and results live between hosts (`STORAGE_URL`).
+    pub storage: storage::Storage,
     pub registry: Registry,
     pub metrics: metrics::Metrics,
     pub wake_workers: Notify,
@@ -125,6 +129,7 @@ impl Shared {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {name} {}", dir.display()))?;
         }
+        let storage = storage::Storage::open(&config)?;
         let registry = Registry::from_inventory().context("the plugin registry is inconsistent")?;
         let store = Store::open(&config)
             .await
@@ -136,6 +141,7 @@ impl Shared {
             config,
             options,
             store,
+            storage,
             registry,
             metrics,
             wake_workers: Notify::new(),

@@ -9,6 +9,7 @@
 
 use super::errors::ApiError;
 use super::job::{download_name, Job};
+use super::storage::Served;
 use super::{worker, Shared};
 use axum::body::Body;
 use axum::http::header;
@@ -57,6 +58,10 @@ pub async fn image(shared: &Shared, job: &Job, name: &str) -> Result<Response, A
     let (Some(content_type), true) = (content_type, plain_name(name)) else {
         return Err(ApiError::NotFound("Image not found"));
     };
+    if shared.storage.is_remote() {
+        let served = shared.storage.image(&job.spec.id, name).await?;
+        return from_storage(served, content_type, None, "Image not found");
+    }
     let path = images_dir(shared, &job.spec.id).join(name);
     let file = match tokio::fs::File::open(&path).await {
         Ok(f) => f,
@@ -79,11 +84,35 @@ pub async fn image(shared: &Shared, job: &Job, name: &str) -> Result<Response, A
 
 /// The result and its images as one zip.
 pub async fn bundle(shared: &Shared, job: &Job) -> Result<Response, ApiError> {
-    let result = worker::output_path(shared, job);
+    let mut result = worker::output_path(shared, job);
+    let mut images = images_dir(shared, &job.spec.id);
+    // With an object store the result and its images are fetched into a scratch folder first,
+    // removed when the zip has been built.
+    let _scratch = if shared.storage.is_remote() {
+        let dir = shared.config.output_dir.join(format!(
+            "{}.bundle-{}.tmp.d",
+            job.spec.id,
+            uuid::Uuid::new_v4()
+        ));
+        tokio::fs::create_dir_all(&dir).await?;
+        let guard = ScratchDir(dir.clone());
+        result = dir.join("result");
+        images = dir.join("images");
+        let ext = job.spec.output_format.extension();
+        if !shared
+            .storage
+            .fetch_output(&job.spec.id, ext, &result, &images)
+            .await?
+        {
+            return Err(ApiError::NotFound("Result file not found"));
+        }
+        Some(guard)
+    } else {
+        None
+    };
     if !result.is_file() {
         return Err(ApiError::NotFound("Result file not found"));
     }
-    let images = images_dir(shared, &job.spec.id);
     let name = download_name(&job.spec.file_name, job.spec.output_format);
     let temp = shared.config.output_dir.join(format!(
         "{}.bundle-{}.tmp",
@@ -117,6 +146,66 @@ pub async fn bundle(shared: &Shared, job: &Job) -> Result<Response, ApiError> {
         )),
     )
         .into_response())
+}
+
+/// A folder removed with everything in it when dropped.
+struct ScratchDir(PathBuf);
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The answer for an object of the object store: streamed with the contract's headers (the
+/// download name as `Content-Disposition` when given), a 307 to a presigned URL (the object
+/// carries the same `Content-Type` and `Content-Disposition`, set when it was written), or
+/// the contract's 404.
+pub fn from_storage(
+    served: Option<Served>,
+    content_type: &str,
+    download_name: Option<&str>,
+    not_found: &'static str,
+) -> Result<Response, ApiError> {
+    match served {
+        None => Err(ApiError::NotFound(not_found)),
+        Some(Served::Redirect(url)) => Ok((
+            axum::http::StatusCode::TEMPORARY_REDIRECT,
+            [
+                (header::LOCATION, url),
+                (header::CACHE_CONTROL, "no-store".to_string()),
+            ],
+        )
+            .into_response()),
+        Some(Served::Stream(object)) => {
+            let mut response = object.body.into_response();
+            let headers = response.headers_mut();
+            headers.insert(
+                header::CONTENT_TYPE,
+                header::HeaderValue::from_str(content_type).map_err(ApiError::internal)?,
+            );
+            headers.insert(
+                header::CONTENT_LENGTH,
+                header::HeaderValue::from(object.len),
+            );
+            match download_name {
+                Some(name) => {
+                    headers.insert(
+                        header::CONTENT_DISPOSITION,
+                        header::HeaderValue::from_str(&super::api::content_disposition(name))
+                            .map_err(ApiError::internal)?,
+                    );
+                }
+                None => {
+                    headers.insert(
+                        header::CACHE_CONTROL,
+                        header::HeaderValue::from_static("private, max-age=3600, immutable"),
+                    );
+                }
+            }
+            Ok(response)
+        }
+    }
 }
 
 /// The zip: the result as `entry`, then every file of `images` under `images/`, sorted.

@@ -43,7 +43,7 @@ pub async fn sweep(shared: &Shared) -> Result<usize, super::store::StoreError> {
         }
         for id in &ids {
             let _ = shared.store.drop_secret(id).await;
-            remove_files(shared, id);
+            remove_files(shared, id).await;
             shared.store.delete(id).await?;
             removed += 1;
         }
@@ -58,8 +58,16 @@ pub async fn sweep(shared: &Shared) -> Result<usize, super::store::StoreError> {
     Ok(removed)
 }
 
-/// Removes every file named after job `id` (upload, outputs, temporaries).
-pub fn remove_files(shared: &Shared, id: &str) {
+/// Removes every file named after job `id` (upload, outputs, temporaries), and its objects
+/// when they live in an object store.
+pub async fn remove_files(shared: &Shared, id: &str) {
+    if let Err(e) = shared.storage.remove(id).await {
+        tracing::warn!(job = %id, error = %e, "cannot remove the job's objects; the orphan sweep retries");
+    }
+    remove_local_files(shared, id);
+}
+
+fn remove_local_files(shared: &Shared, id: &str) {
     let _ = std::fs::remove_file(shared.config.upload_dir.join(id));
     for dir in [&shared.config.output_dir, &shared.config.upload_dir] {
         let Ok(entries) = std::fs::read_dir(dir) else {
@@ -82,6 +90,20 @@ pub fn remove_files(shared: &Shared, id: &str) {
 
 async fn sweep_orphans(shared: &Shared) {
     let ttl = shared.config.file_ttl();
+    // Objects of jobs nobody owns any more (their record expired in Redis, or a removal
+    // failed): the whole job prefix goes once its objects are older than the retention period.
+    match shared.storage.old_jobs(ttl).await {
+        Ok(ids) => {
+            for id in ids {
+                if let Ok(None) = shared.store.get(&id).await {
+                    if let Err(e) = shared.storage.remove(&id).await {
+                        tracing::warn!(job = %id, error = %e, "cannot remove orphaned objects");
+                    }
+                }
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "cannot list the object store for orphans"),
+    }
     for dir in [
         shared.config.upload_dir.clone(),
         shared.config.output_dir.clone(),

@@ -145,6 +145,22 @@ async fn run_job(
             }
         }
     }
+    // With an object store the input comes from it into this host's UPLOAD_DIR, removed
+    // when the attempt ends whatever happens.
+    let _scratch_input = match shared.storage.is_remote() && inline.is_none() {
+        false => None,
+        true => match shared.storage.fetch_input(&id, &input).await {
+            Ok(_) => Some(ScratchFile(input.clone())),
+            Err(e) => {
+                tracing::error!(job = %id, error = %e, "cannot fetch the job's upload from the object store; handing the job back");
+                if let Ok(true) = store.release(&id, attempt, Utc::now()).await {
+                    shared.job_changed(&id);
+                }
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                return;
+            }
+        },
+    };
     if inline.is_none() && !input.is_file() {
         let finish = failure(
             &job,
@@ -311,13 +327,16 @@ async fn run_job(
                     .and_then(|_| std::fs::rename(&temp_images, &dir))
                     .is_ok()
             };
-            let moved = if images_placed {
+            let mut moved = if images_placed {
                 std::fs::rename(&temp, &final_path)
             } else {
                 Err(std::io::Error::other(
                     "the images could not be moved into place",
                 ))
             };
+            if moved.is_ok() && shared.storage.is_remote() {
+                moved = store_output(shared, &job, &final_path, referenced).await;
+            }
             if let Err(e) = moved {
                 let _ = std::fs::remove_dir_all(&temp_images);
                 tracing::error!(job = %id, error = %e, "cannot move the output into place");
@@ -358,12 +377,52 @@ async fn run_job(
         ChildOutcome::Cancelled => {
             // The job was deleted; its child has exited, so nothing more gets written.
             let _ = store.drop_secret(&id).await;
-            super::retention::remove_files(shared, &id);
+            super::retention::remove_files(shared, &id).await;
             tracing::info!(job = %id, attempt, "job cancelled");
             return;
         }
     };
     finish_job(shared, &id, attempt, finish).await;
+}
+
+/// Sends a result placed at `final_path` (and its images) to the object store, then removes
+/// the local copies: on this host they were only scratch.
+async fn store_output(
+    shared: &Shared,
+    job: &Job,
+    final_path: &std::path::Path,
+    referenced: bool,
+) -> std::io::Result<()> {
+    let id = &job.spec.id;
+    let images = super::outputs::images_dir(shared, id);
+    let name = super::job::download_name(&job.spec.file_name, job.spec.output_format);
+    let sent = shared
+        .storage
+        .put_output(
+            id,
+            job.spec.output_format.extension(),
+            final_path,
+            referenced.then_some(images.as_path()),
+            job.spec.output_format.content_type(),
+            &super::api::content_disposition(&name),
+        )
+        .await;
+    let _ = std::fs::remove_file(final_path);
+    let _ = std::fs::remove_dir_all(&images);
+    if sent.is_err() {
+        // A partly stored output (images without the result) is not left behind.
+        let _ = shared.storage.remove_output(id).await;
+    }
+    sent
+}
+
+/// A local file removed when dropped (an input fetched from the object store).
+struct ScratchFile(PathBuf);
+
+impl Drop for ScratchFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }
 
 /// A running conversion in [`Shared::running`], removed when the attempt ends.
@@ -466,7 +525,7 @@ async fn finish_job(shared: &Arc<Shared>, id: &str, attempt: u32, finish: Finish
             // DELETE removed the files): nothing of it may stay.
             if let Ok(None) = shared.store.get(id).await {
                 let _ = shared.store.drop_secret(id).await;
-                super::retention::remove_files(shared, id);
+                super::retention::remove_files(shared, id).await;
                 tracing::info!(job = %id, attempt, "job deleted while converting; its files removed");
             } else {
                 tracing::warn!(job = %id, attempt, "attempt superseded; its result was not recorded")

@@ -1,0 +1,586 @@
+//! Where uploads and results live between hosts (issue 16): the local `UPLOAD_DIR` and
+//! `OUTPUT_DIR` (the default, one machine or a shared filesystem), or an S3-compatible object
+//! store (`STORAGE_URL=s3://bucket/prefix`), so that `quire serve` and `quire worker` processes
+//! on different machines share nothing but Redis and the bucket.
+//!
+//! With the object store the local folders stay, as scratch space of this host only: the API
+//! spools an upload there (type detection reads containers whole), sends it to the bucket in
+//! parts and removes it; a worker fetches the input into its `UPLOAD_DIR` for the conversion
+//! child, and sends the result (and the images of a `referenced` result) back once the child
+//! has written them. Results are streamed from the bucket, or answered with a redirect to a
+//! presigned URL (`S3_PRESIGNED_RESULTS`).
+//!
+//! Object names, under the prefix: `jobs/<id>/input`, `jobs/<id>/result.<ext>`,
+//! `jobs/<id>/images/<name>`: one job's objects share one prefix, so deleting a job is one
+//! listing. Names derive from the job id and server-made image names only.
+//!
+//! Small inputs still travel inside the job store (`Store::inline_input_limit`): one Redis
+//! value instead of a multipart upload and a download.
+
+use std::path::Path;
+
+/// The backend, chosen by `STORAGE_URL`.
+pub enum Storage {
+    /// `UPLOAD_DIR` and `OUTPUT_DIR`; nothing leaves this host.
+    Local,
+    /// An S3-compatible bucket.
+    #[cfg(feature = "storage-s3")]
+    S3(s3::S3Storage),
+}
+
+/// A stored object read as a stream.
+pub struct Object {
+    pub len: u64,
+    pub body: axum::body::Body,
+}
+
+/// What a result request gets from the object store.
+pub enum Served {
+    Stream(Object),
+    /// A presigned URL to answer with 307.
+    Redirect(String),
+}
+
+/// `s3://bucket/prefix` as (bucket, prefix without slashes at either end); the error says
+/// what is accepted.
+pub fn parse_url(url: &str) -> Result<(String, String), &'static str> {
+    const ACCEPTS: &str = "s3://bucket or s3://bucket/prefix";
+    let rest = url.strip_prefix("s3://").ok_or(ACCEPTS)?;
+    let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+    let bucket_ok = (3..=63).contains(&bucket.len())
+        && bucket
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.');
+    let prefix = prefix.trim_matches('/');
+    if !bucket_ok || prefix.split('/').any(|s| s == "." || s == "..") {
+        return Err(ACCEPTS);
+    }
+    Ok((bucket.to_string(), prefix.to_string()))
+}
+
+impl Storage {
+    /// The backend of this configuration.
+    pub fn open(config: &crate::config::Config) -> anyhow::Result<Storage> {
+        match &config.storage_url {
+            None => Ok(Storage::Local),
+            #[cfg(feature = "storage-s3")]
+            Some(url) => Ok(Storage::S3(s3::S3Storage::open(config, url)?)),
+            #[cfg(not(feature = "storage-s3"))]
+            Some(_) => anyhow::bail!(
+                "STORAGE_URL is set, but this quire was built without the storage-s3 feature"
+            ),
+        }
+    }
+
+    /// Whether files go to an object store (the local folders are then scratch space).
+    pub fn is_remote(&self) -> bool {
+        !matches!(self, Storage::Local)
+    }
+
+    /// The store answers (readiness); always true for the local folders, checked apart.
+    pub async fn ping(&self) -> Result<(), String> {
+        match self {
+            Storage::Local => Ok(()),
+            #[cfg(feature = "storage-s3")]
+            Storage::S3(s) => s.ping().await,
+        }
+    }
+
+    /// Sends the upload at `local` to the store as job `id`'s input (nothing for the local
+    /// folders, where it already is).
+    pub async fn put_input(&self, id: &str, local: &Path) -> std::io::Result<()> {
+        match self {
+            Storage::Local => {
+                let _ = (id, local);
+                Ok(())
+            }
+            #[cfg(feature = "storage-s3")]
+            Storage::S3(s) => s.put_file(&s.input_key(id), local, &[]).await,
+        }
+    }
+
+    /// Fetches job `id`'s input to `dest`; `Ok(false)` when the store has none.
+    pub async fn fetch_input(&self, id: &str, dest: &Path) -> std::io::Result<bool> {
+        match self {
+            Storage::Local => {
+                let _ = id;
+                Ok(dest.is_file())
+            }
+            #[cfg(feature = "storage-s3")]
+            Storage::S3(s) => s.fetch(&s.input_key(id), dest).await,
+        }
+    }
+
+    /// Sends a finished result (already moved into place locally) and its images to the
+    /// store; the result last, so that its presence means the images are there too.
+    pub async fn put_output(
+        &self,
+        id: &str,
+        ext: &str,
+        result: &Path,
+        images: Option<&Path>,
+        content_type: &str,
+        content_disposition: &str,
+    ) -> std::io::Result<()> {
+        match self {
+            Storage::Local => {
+                let _ = (id, ext, result, images, content_type, content_disposition);
+                Ok(())
+            }
+            #[cfg(feature = "storage-s3")]
+            Storage::S3(s) => {
+                if let Some(dir) = images {
+                    for name in image_names(dir)? {
+                        let ctype =
+                            crate::render::files::image_content_type(&name).unwrap_or("image/png");
+                        s.put_file(
+                            &s.image_key(id, &name),
+                            &dir.join(&name),
+                            &[("type", ctype)],
+                        )
+                        .await?;
+                    }
+                }
+                s.put_file(
+                    &s.result_key(id, ext),
+                    result,
+                    &[("type", content_type), ("disposition", content_disposition)],
+                )
+                .await
+            }
+        }
+    }
+
+    /// A job's result, streamed or as a presigned URL; `Ok(None)` when it is not there.
+    pub async fn result(&self, id: &str, ext: &str) -> std::io::Result<Option<Served>> {
+        match self {
+            Storage::Local => {
+                let _ = (id, ext);
+                Ok(None)
+            }
+            #[cfg(feature = "storage-s3")]
+            Storage::S3(s) => s.serve(&s.result_key(id, ext)).await,
+        }
+    }
+
+    /// One image of a `referenced` result.
+    pub async fn image(&self, id: &str, name: &str) -> std::io::Result<Option<Served>> {
+        match self {
+            Storage::Local => {
+                let _ = (id, name);
+                Ok(None)
+            }
+            #[cfg(feature = "storage-s3")]
+            Storage::S3(s) => s.serve(&s.image_key(id, name)).await,
+        }
+    }
+
+    /// Copies a result and its images into `result` and `images` (the zip bundle is built
+    /// from local files); `Ok(false)` when the result is not there.
+    pub async fn fetch_output(
+        &self,
+        id: &str,
+        ext: &str,
+        result: &Path,
+        images: &Path,
+    ) -> std::io::Result<bool> {
+        match self {
+            Storage::Local => {
+                let _ = (id, ext, images);
+                Ok(result.is_file())
+            }
+            #[cfg(feature = "storage-s3")]
+            Storage::S3(s) => {
+                if !s.fetch(&s.result_key(id, ext), result).await? {
+                    return Ok(false);
+                }
+                for name in s.image_list(id).await? {
+                    std::fs::create_dir_all(images)?;
+                    s.fetch(&s.image_key(id, &name), &images.join(&name))
+                        .await?;
+                }
+                Ok(true)
+            }
+        }
+    }
+
+    /// Removes every object of job `id`.
+    pub async fn remove(&self, id: &str) -> std::io::Result<()> {
+        match self {
+            Storage::Local => {
+                let _ = id;
+                Ok(())
+            }
+            #[cfg(feature = "storage-s3")]
+            Storage::S3(s) => s.remove_job(id).await,
+        }
+    }
+
+    /// Removes job `id`'s result and images, keeping its input (a failed store of an output).
+    pub async fn remove_output(&self, id: &str) -> std::io::Result<()> {
+        match self {
+            Storage::Local => {
+                let _ = id;
+                Ok(())
+            }
+            #[cfg(feature = "storage-s3")]
+            Storage::S3(s) => s.remove_outputs(id).await,
+        }
+    }
+
+    /// The job ids that have objects older than `age` (for the orphan sweep).
+    pub async fn old_jobs(&self, age: std::time::Duration) -> std::io::Result<Vec<String>> {
+        match self {
+            Storage::Local => {
+                let _ = age;
+                Ok(Vec::new())
+            }
+            #[cfg(feature = "storage-s3")]
+            Storage::S3(s) => s.old_jobs(age).await,
+        }
+    }
+}
+
+/// The files directly inside an images folder, by name.
+#[cfg_attr(not(feature = "storage-s3"), allow(dead_code))]
+fn image_names(dir: &Path) -> std::io::Result<Vec<String>> {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.file_type()?.is_file() {
+            names.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+#[cfg(feature = "storage-s3")]
+pub mod s3 {
+    //! The S3 backend on `object_store` (Apache Arrow project): multipart uploads with
+    //! bounded buffering, streamed reads, presigned URLs, and the AWS credential chain
+    //! (environment, web identity, ECS, instance metadata).
+
+    use super::{Object, Served};
+    use futures::StreamExt;
+    use object_store::aws::{AmazonS3, AmazonS3Builder};
+    use object_store::path::{Path as Key, PathPart};
+    use object_store::signer::Signer;
+    use object_store::{
+        Attribute, Attributes, ObjectStore, PutMultipartOptions, PutOptions, PutPayload,
+        WriteMultipart,
+    };
+    use std::path::Path;
+    use std::time::Duration;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// Part size of multipart uploads (S3's minimum): an upload holds the part being sent and
+    /// the one being filled; files up to one part go in one PUT. 8 MiB with two in flight
+    /// measured 252 MiB peak RSS for 8 concurrent 100 MB uploads, these ~150 MiB
+    /// (scripts/measure/storage-s3.sh, ARCHITECTURE.md).
+    pub const PART_SIZE: usize = 5 << 20;
+    const PARTS_IN_FLIGHT: usize = 1;
+
+    pub struct S3Storage {
+        store: AmazonS3,
+        prefix: String,
+        presigned: Option<Duration>,
+    }
+
+    fn io(e: object_store::Error) -> std::io::Error {
+        match e {
+            object_store::Error::NotFound { .. } => {
+                std::io::Error::new(std::io::ErrorKind::NotFound, e.to_string())
+            }
+            e => std::io::Error::other(format!("object store: {e}")),
+        }
+    }
+
+    impl S3Storage {
+        pub fn open(config: &crate::config::Config, url: &str) -> anyhow::Result<S3Storage> {
+            let (bucket, prefix) =
+                super::parse_url(url).map_err(|a| anyhow::anyhow!("STORAGE_URL: expected {a}"))?;
+            // The standard AWS variables (keys, session token, region, web identity, container
+            // and instance credentials); S3_ENDPOINT and S3_FORCE_PATH_STYLE on top.
+            let mut builder = AmazonS3Builder::from_env().with_bucket_name(bucket);
+            if std::env::var_os("AWS_REGION").is_none()
+                && std::env::var_os("AWS_DEFAULT_REGION").is_none()
+            {
+                builder = builder.with_region("us-east-1");
+            }
+            if let Some(endpoint) = &config.s3_endpoint {
+                builder = builder
+                    .with_endpoint(endpoint.trim_end_matches('/'))
+                    .with_allow_http(endpoint.starts_with("http://"));
+            }
+            builder = builder
+                .with_virtual_hosted_style_request(!config.s3_force_path_style)
+                // Transient errors are retried, but a store that stays down fails a request
+                // within half a minute instead of object_store's default three.
+                .with_retry(object_store::RetryConfig {
+                    max_retries: 5,
+                    retry_timeout: Duration::from_secs(30),
+                    ..Default::default()
+                });
+            let store = builder
+                .build()
+                .map_err(|e| anyhow::anyhow!("cannot set up the S3 store: {e}"))?;
+            Ok(S3Storage {
+                store,
+                prefix,
+                presigned: config
+                    .s3_presigned_results
+                    .then(|| Duration::from_secs(config.s3_presigned_expiry)),
+            })
+        }
+
+        fn key(&self, rest: &str) -> Key {
+            if self.prefix.is_empty() {
+                Key::from(rest)
+            } else {
+                Key::from(format!("{}/{rest}", self.prefix))
+            }
+        }
+
+        fn job_prefix(&self, id: &str) -> Key {
+            self.key(&format!("jobs/{id}"))
+        }
+
+        pub fn input_key(&self, id: &str) -> Key {
+            self.key(&format!("jobs/{id}/input"))
+        }
+
+        pub fn result_key(&self, id: &str, ext: &str) -> Key {
+            self.key(&format!("jobs/{id}/result.{ext}"))
+        }
+
+        pub fn image_key(&self, id: &str, name: &str) -> Key {
+            let name = PathPart::from(name);
+            Key::from_iter(self.job_prefix(id).parts().chain(["images".into(), name]))
+        }
+
+        pub async fn ping(&self) -> Result<(), String> {
+            let probe = self.key("jobs");
+            match tokio::time::timeout(
+                Duration::from_secs(2),
+                self.store.list_with_delimiter(Some(&probe)),
+            )
+            .await
+            {
+                Ok(Ok(_)) => Ok(()),
+                Ok(Err(e)) => Err(e.to_string()),
+                Err(_) => Err("no answer within 2 s".into()),
+            }
+        }
+
+        /// Sends a local file; `attrs` are ("type", ..) and ("disposition", ..). A file over
+        /// one part goes as a multipart upload that is aborted on any error, so a failed
+        /// transfer leaves neither an object nor an incomplete upload behind.
+        pub async fn put_file(
+            &self,
+            key: &Key,
+            local: &Path,
+            attrs: &[(&str, &str)],
+        ) -> std::io::Result<()> {
+            let mut attributes = Attributes::new();
+            for (k, v) in attrs {
+                let attr = match *k {
+                    "type" => Attribute::ContentType,
+                    _ => Attribute::ContentDisposition,
+                };
+                attributes.insert(attr, v.to_string().into());
+            }
+            let mut file = tokio::fs::File::open(local).await?;
+            let len = file.metadata().await?.len();
+            if len <= PART_SIZE as u64 {
+                let mut bytes = Vec::with_capacity(len as usize);
+                file.read_to_end(&mut bytes).await?;
+                let opts = PutOptions {
+                    attributes,
+                    ..Default::default()
+                };
+                self.store
+                    .put_opts(key, PutPayload::from(bytes), opts)
+                    .await
+                    .map_err(io)?;
+                return Ok(());
+            }
+            let opts = PutMultipartOptions {
+                attributes,
+                ..Default::default()
+            };
+            let upload = self.store.put_multipart_opts(key, opts).await.map_err(io)?;
+            let mut writer = WriteMultipart::new_with_chunk_size(upload, PART_SIZE);
+            let mut buf = vec![0u8; 1 << 20];
+            let sent: std::io::Result<()> = async {
+                loop {
+                    writer
+                        .wait_for_capacity(PARTS_IN_FLIGHT)
+                        .await
+                        .map_err(io)?;
+                    let n = file.read(&mut buf).await?;
+                    if n == 0 {
+                        return Ok(());
+                    }
+                    writer.write(&buf[..n]);
+                }
+            }
+            .await;
+            match sent {
+                Ok(()) => writer.finish().await.map(|_| ()).map_err(io),
+                Err(e) => {
+                    if let Err(abort) = writer.abort().await {
+                        tracing::warn!(error = %abort, "cannot abort a multipart upload");
+                    }
+                    Err(e)
+                }
+            }
+        }
+
+        /// Streams an object to a local file (written beside `dest`, then renamed);
+        /// `Ok(false)` when there is no such object.
+        pub async fn fetch(&self, key: &Key, dest: &Path) -> std::io::Result<bool> {
+            let got = match self.store.get(key).await {
+                Ok(g) => g,
+                Err(object_store::Error::NotFound { .. }) => return Ok(false),
+                Err(e) => return Err(io(e)),
+            };
+            let temp = dest.with_extension(format!("fetch-{}.tmp", uuid::Uuid::new_v4()));
+            let written: std::io::Result<()> = async {
+                let mut out = tokio::fs::File::create(&temp).await?;
+                let mut stream = got.into_stream();
+                while let Some(chunk) = stream.next().await {
+                    out.write_all(&chunk.map_err(io)?).await?;
+                }
+                out.flush().await?;
+                tokio::fs::rename(&temp, dest).await
+            }
+            .await;
+            if written.is_err() {
+                let _ = tokio::fs::remove_file(&temp).await;
+            }
+            written.map(|_| true)
+        }
+
+        pub async fn serve(&self, key: &Key) -> std::io::Result<Option<Served>> {
+            if let Some(expiry) = self.presigned {
+                // The object must exist: a 307 to a URL that answers 404 in S3's XML would
+                // not be the contract's 404.
+                match self.store.head(key).await {
+                    Ok(_) => {}
+                    Err(object_store::Error::NotFound { .. }) => return Ok(None),
+                    Err(e) => return Err(io(e)),
+                }
+                let url = self
+                    .store
+                    .signed_url(reqwest::Method::GET, key, expiry)
+                    .await
+                    .map_err(io)?;
+                return Ok(Some(Served::Redirect(url.to_string())));
+            }
+            match self.store.get(key).await {
+                Ok(got) => {
+                    let len = got.meta.size;
+                    let stream = got
+                        .into_stream()
+                        .map(|chunk| chunk.map_err(|e| std::io::Error::other(e.to_string())));
+                    Ok(Some(Served::Stream(Object {
+                        len,
+                        body: axum::body::Body::from_stream(stream),
+                    })))
+                }
+                Err(object_store::Error::NotFound { .. }) => Ok(None),
+                Err(e) => Err(io(e)),
+            }
+        }
+
+        pub async fn image_list(&self, id: &str) -> std::io::Result<Vec<String>> {
+            let dir = Key::from_iter(self.job_prefix(id).parts().chain(["images".into()]));
+            let mut names = Vec::new();
+            let mut list = self.store.list(Some(&dir));
+            while let Some(meta) = list.next().await {
+                if let Some(name) = meta.map_err(io)?.location.filename() {
+                    names.push(name.to_string());
+                }
+            }
+            names.sort();
+            Ok(names)
+        }
+
+        pub async fn remove_job(&self, id: &str) -> std::io::Result<()> {
+            self.remove_under(id, None).await
+        }
+
+        pub async fn remove_outputs(&self, id: &str) -> std::io::Result<()> {
+            self.remove_under(id, Some(self.input_key(id))).await
+        }
+
+        async fn remove_under(&self, id: &str, keep: Option<Key>) -> std::io::Result<()> {
+            let prefix = self.job_prefix(id);
+            let keys: Vec<Key> = self
+                .store
+                .list(Some(&prefix))
+                .map(|m| m.map(|m| m.location))
+                .collect::<Vec<_>>()
+                .await
+                .into_iter()
+                .collect::<Result<_, _>>()
+                .map_err(io)?;
+            for key in keys.into_iter().filter(|k| Some(k) != keep.as_ref()) {
+                match self.store.delete(&key).await {
+                    Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
+                    Err(e) => return Err(io(e)),
+                }
+            }
+            Ok(())
+        }
+
+        pub async fn old_jobs(&self, age: Duration) -> std::io::Result<Vec<String>> {
+            let root = self.key("jobs");
+            let depth = root.parts().count();
+            let before = chrono::Utc::now()
+                - chrono::Duration::from_std(age).unwrap_or(chrono::Duration::MAX);
+            let mut ids: Vec<String> = Vec::new();
+            let mut list = self.store.list(Some(&root));
+            while let Some(meta) = list.next().await {
+                let meta = meta.map_err(io)?;
+                if meta.last_modified >= before {
+                    continue;
+                }
+                let id = meta
+                    .location
+                    .parts()
+                    .nth(depth)
+                    .map(|p| p.as_ref().to_string());
+                if let Some(id) = id.filter(|id| !ids.contains(id)) {
+                    ids.push(id);
+                }
+            }
+            Ok(ids)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_url;
+
+    #[test]
+    fn storage_urls_name_a_bucket_and_an_optional_prefix() {
+        assert_eq!(parse_url("s3://docs"), Ok(("docs".into(), "".into())));
+        assert_eq!(
+            parse_url("s3://docs/quire/prod/"),
+            Ok(("docs".into(), "quire/prod".into()))
+        );
+        for bad in [
+            "",
+            "docs",
+            "https://docs/x",
+            "s3://",
+            "s3://Do",
+            "s3://a/../b",
+        ] {
+            assert!(parse_url(bad).is_err(), "{bad} accepted");
+        }
+    }
+}
