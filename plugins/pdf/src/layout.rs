@@ -224,9 +224,9 @@ enum Across {
 
 /// Whether a stretch of the region's lines are the rows of one table whose column gap falls
 /// on the gap at `mid` (a full-width table under two columns of prose, its middle column gap
-/// on the page's gutter). A row has cells on both sides and three or more in all, none of
-/// them filling its side (a line of prose does); lines of single narrow cells between rows
-/// are wrapped cells. Three rows make a table.
+/// on the page's gutter). A row has two or more cells on each side, none of them filling its
+/// side (a line of prose does); narrow lines between rows are wrapped cells. Three rows make
+/// a table.
 fn table_across(items: &[Item], mid: f32, size: f32) -> Across {
     let x0 = items
         .iter()
@@ -320,12 +320,10 @@ struct Band {
 }
 
 impl Band {
-    /// Cells on both sides, three or more in all, none filling its side.
+    /// Two or more cells on each side, none filling its side (one cell on a side is as
+    /// often a column of labels or list items beside a table in the other column).
     fn row(&self) -> bool {
-        self.narrow
-            && self.cells[0] >= 1
-            && self.cells[1] >= 1
-            && self.cells[0] + self.cells[1] >= 3
+        self.narrow && self.cells[0] >= 2 && self.cells[1] >= 2
     }
 
     /// Both sides start a row (a line of one table starts its rows on both sides at once).
