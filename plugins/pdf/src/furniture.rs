@@ -118,8 +118,24 @@ pub fn detect(pages: &[PageItems<'_>], body_size: f32) -> Vec<(Vec<usize>, Vec<u
                             && plain
                             && words <= 10
                             && gap_below >= 1.5 * run.size));
-                if repeats
-                    || is_page_number(&key)
+                // A bare number in a row of other text that runs on into the next line is a
+                // table cell (a table that goes on over the page break), not a page number.
+                let same_line = |o: &crate::glyphs::Run| {
+                    !std::ptr::eq(o, run)
+                        && (o.rect.center_y() - run.rect.center_y()).abs() < 0.5 * run.size
+                };
+                let in_row = key == "#"
+                    && runs_on
+                    && page.items.iter().any(|other| match other {
+                        Item::Run(o) if same_line(o) => {
+                            let k = normalize(&o.text());
+                            !k.is_empty()
+                                && !is_page_number(&k)
+                                && counts.get(&k).copied().unwrap_or(0) < 2
+                        }
+                        _ => false,
+                    });
+                if ((repeats || is_page_number(&key)) && !in_row)
                     || (words <= 8
                         && run.size <= 1.05 * body_size
                         && carries_number(&text, index + 1))
@@ -192,6 +208,90 @@ fn is_page_number(key: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::geom::Rect;
+    use crate::glyphs::Run;
+    use crate::layout::Word;
+
+    fn run(x: f32, y: f32, text: &str) -> Item {
+        let rect = Rect::new(x, y, x + 6.0 * text.len() as f32, y + 10.0);
+        Item::Run(Run {
+            words: vec![Word {
+                text: text.to_string(),
+                rect,
+                size: 10.0,
+                bold: false,
+                italic: false,
+                space_before: false,
+            }],
+            rect,
+            baseline: y + 8.0,
+            size: 10.0,
+            rtl: false,
+            chars: text.chars().count(),
+        })
+    }
+
+    #[test]
+    fn a_number_cell_at_the_top_of_a_page_is_not_a_page_number() {
+        // Page 1 ends with its page number; page 2 starts with the rows of a table that went
+        // on over the break, the first cell of each row a bare number.
+        let body = |y: f32| run(50.0, y, "Plain body text that runs across the page");
+        let page1 = vec![
+            body(100.0),
+            body(114.0),
+            body(128.0),
+            run(290.0, 760.0, "1"),
+        ];
+        let page2 = vec![
+            run(50.0, 30.0, "17"),
+            run(150.0, 30.0, "Alpha"),
+            run(250.0, 30.0, "Red"),
+            run(50.0, 44.0, "18"),
+            run(150.0, 44.0, "Beta"),
+            run(250.0, 44.0, "Blue"),
+            body(100.0),
+            body(114.0),
+            body(128.0),
+            run(290.0, 760.0, "2"),
+        ];
+        let pages = [
+            PageItems {
+                items: &page1,
+                height: 792.0,
+            },
+            PageItems {
+                items: &page2,
+                height: 792.0,
+            },
+        ];
+        let marks = detect(&pages, 10.0);
+        assert_eq!(marks[0], (vec![], vec![3]));
+        assert_eq!(
+            marks[1],
+            (vec![], vec![9]),
+            "the cells stay, the page number goes"
+        );
+    }
+
+    #[test]
+    fn a_page_number_above_the_body_is_still_furniture() {
+        let body = |y: f32| run(50.0, y, "Plain body text that runs across the page");
+        let page = |n: &str| vec![run(290.0, 30.0, n), body(100.0), body(114.0), body(128.0)];
+        let (p1, p2) = (page("1"), page("2"));
+        let pages = [
+            PageItems {
+                items: &p1,
+                height: 792.0,
+            },
+            PageItems {
+                items: &p2,
+                height: 792.0,
+            },
+        ];
+        let marks = detect(&pages, 10.0);
+        assert_eq!(marks[1], (vec![0], vec![]));
+    }
 
     #[test]
     fn page_numbers() {

@@ -147,6 +147,29 @@ fn cut(
         if left.is_empty() || right.is_empty() || !is_gutter(&left, &right, size) {
             continue;
         }
+        // Rows of a table that spans the gutter, its own column gap falling on it: cut above
+        // or below the table first, so that its rows are read whole.
+        match table_across(&items, mid, size) {
+            Across::None => {}
+            Across::Whole => continue,
+            Across::Cut(y, below)
+                if items.iter().any(|i| i.rect().center_y() < y)
+                    && items.iter().any(|i| i.rect().center_y() >= y) =>
+            {
+                let (top, rest): (Vec<Item>, Vec<Item>) =
+                    items.into_iter().partition(|i| i.rect().center_y() < y);
+                let end = below.unwrap_or(f32::INFINITY);
+                let (table, bottom): (Vec<Item>, Vec<Item>) =
+                    rest.into_iter().partition(|i| i.rect().center_y() < end);
+                cut(top, size, path, next_id, out, depth + 1);
+                cut(table, size, path, next_id, out, depth + 1);
+                if !bottom.is_empty() {
+                    cut(bottom, size, path, next_id, out, depth + 1);
+                }
+                return;
+            }
+            Across::Cut(..) => {}
+        }
         let (left, right): (Vec<Item>, Vec<Item>) =
             items.into_iter().partition(|i| i.rect().x1 <= mid);
         let id = *next_id;
@@ -187,6 +210,137 @@ fn cut(
     }
     cut(top, size, path, next_id, out, depth + 1);
     cut(bottom, size, path, next_id, out, depth + 1);
+}
+
+/// Where the rows of a table cross a vertical gap at `mid`.
+#[derive(Debug, PartialEq)]
+enum Across {
+    None,
+    /// Every line of the region.
+    Whole,
+    /// Above the table, and below it when lines follow: the heights to cut the region at.
+    Cut(f32, Option<f32>),
+}
+
+/// Whether a stretch of the region's lines are the rows of one table whose column gap falls
+/// on the gap at `mid` (a full-width table under two columns of prose, its middle column gap
+/// on the page's gutter). A row has two or more cells on each side, none of them filling its
+/// side (a line of prose does); narrow lines between rows are wrapped cells. Three rows make
+/// a table.
+fn table_across(items: &[Item], mid: f32, size: f32) -> Across {
+    let x0 = items
+        .iter()
+        .map(|i| i.rect().x0)
+        .fold(f32::INFINITY, f32::min);
+    let x1 = items
+        .iter()
+        .map(|i| i.rect().x1)
+        .fold(f32::NEG_INFINITY, f32::max);
+    let mut runs: Vec<&Run> = items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Run(r) => Some(r),
+            Item::Object { .. } => None,
+        })
+        .collect();
+    if runs.len() < 6 {
+        return Across::None;
+    }
+    runs.sort_by(|a, b| a.baseline.total_cmp(&b.baseline));
+    let mut bands: Vec<Band> = Vec::new();
+    for r in runs {
+        let left = r.rect.x1 <= mid;
+        let side = if left { mid - x0 } else { x1 - mid };
+        let narrow = r.rect.width() <= 0.6 * side;
+        let lower = r
+            .words
+            .first()
+            .is_some_and(|w| w.text.starts_with(char::is_lowercase));
+        let band = match bands.last_mut() {
+            Some(b) if (r.baseline - b.baseline).abs() < 0.3 * size => b,
+            _ => {
+                bands.push(Band {
+                    baseline: r.baseline,
+                    top: r.rect.y0,
+                    cells: [0, 0],
+                    lower: [true, true],
+                    narrow: true,
+                });
+                bands.last_mut().expect("just pushed")
+            }
+        };
+        let k = usize::from(!left);
+        band.top = band.top.min(r.rect.y0);
+        band.cells[k] += 1;
+        band.lower[k] &= lower;
+        band.narrow &= narrow;
+    }
+    let mut start = 0;
+    while let Some(found) = bands[start..].iter().position(|b| b.row() && b.starts()) {
+        start += found;
+        // The stretch goes on over narrow lines (rows, wrapped cells) set close together.
+        let (mut end, mut rows, mut last_row) = (start + 1, 1, start);
+        while end < bands.len()
+            && bands[end].narrow
+            && bands[end].in_step()
+            && bands[end].top - bands[end - 1].baseline < 2.0 * size
+        {
+            if bands[end].row() {
+                rows += 1;
+                last_row = end;
+            }
+            end += 1;
+        }
+        // Up to the last row: narrow lines after it may be the start of the prose below.
+        let end = last_row + 1;
+        // A table at the top of the region that leaves lines below is taken only from above
+        // (where the region was cut just over it): two tables side by side, one in each
+        // column, can start together at the top of a page and wrap their cells in step.
+        if rows >= 3 {
+            return match (start > 0, end < bands.len()) {
+                (true, below) => Across::Cut(bands[start].top, below.then(|| bands[end].top)),
+                (false, false) => Across::Whole,
+                (false, true) => Across::None,
+            };
+        }
+        start = end;
+    }
+    Across::None
+}
+
+/// A line of the region for [`table_across`]: its cells left and right of the gap, whether
+/// all of a side's cells start lower case (the wrapped lines of cells), and whether every
+/// cell is narrow.
+struct Band {
+    baseline: f32,
+    top: f32,
+    cells: [usize; 2],
+    lower: [bool; 2],
+    narrow: bool,
+}
+
+impl Band {
+    /// Two or more cells on each side, none filling its side (one cell on a side is as
+    /// often a column of labels or list items beside a table in the other column).
+    fn row(&self) -> bool {
+        self.narrow && self.cells[0] >= 2 && self.cells[1] >= 2
+    }
+
+    /// Both sides start a row (a line of one table starts its rows on both sides at once).
+    fn starts(&self) -> bool {
+        self.in_step() && !self.lower[0] && !self.lower[1]
+    }
+
+    /// Both sides in the same state: both start a row or both carry wrapped cells on; a line
+    /// with cells on one side only carries wrapped cells on. Two tables side by side, one in
+    /// each column, fall out of step where one wraps a cell and the other starts a row.
+    fn in_step(&self) -> bool {
+        match self.cells {
+            [0, _] => self.lower[1],
+            [_, 0] => self.lower[0],
+            _ => self.lower[0] == self.lower[1],
+        }
+    }
 }
 
 /// A region with no gutter through its whole height may still be columns of text above or
@@ -555,5 +709,139 @@ fn make_line(mut runs: Vec<Run>) -> Line {
         baseline: main.0,
         size: main.1,
         bold,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::Word;
+
+    /// A run of words 5 pt a character, 10 pt high, starting at `x`, top at `y`.
+    fn run(x: f32, y: f32, text: &str) -> Item {
+        let mut words = Vec::new();
+        let mut at = x;
+        for t in text.split_whitespace() {
+            let w = 5.0 * t.chars().count() as f32;
+            words.push(Word {
+                text: t.to_string(),
+                rect: Rect::new(at, y, at + w, y + 10.0),
+                size: 10.0,
+                bold: false,
+                italic: false,
+                space_before: true,
+            });
+            at += w + 2.5;
+        }
+        Item::Run(Run {
+            rect: Rect::new(x, y, at - 2.5, y + 10.0),
+            words,
+            baseline: y + 8.0,
+            size: 10.0,
+            rtl: false,
+            chars: text.chars().count(),
+        })
+    }
+
+    fn texts(regions: &[Region]) -> Vec<Vec<String>> {
+        regions
+            .iter()
+            .map(|r| {
+                r.entries
+                    .iter()
+                    .filter_map(|e| match e {
+                        Entry::Line(l) => Some(l.text()),
+                        Entry::Object { .. } => None,
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_table_under_two_columns_is_read_row_by_row() {
+        // Two columns of prose (0-240 and 260-500), then a four-column table across the page
+        // whose middle column gap falls on the gutter.
+        let mut items = Vec::new();
+        for k in 0..6 {
+            let y = 12.0 * k as f32;
+            items.push(run(0.0, y, "words of the left column set as prose lines"));
+            items.push(run(260.0, y, "and words of the right column set as prose"));
+        }
+        let rows = [
+            ["Name", "Kind", "Count", "Note"],
+            ["Alpha", "Red", "12", "kept"],
+            ["Beta", "Blue", "7", "sent back"],
+            ["Gamma", "Green", "3", "lost"],
+        ];
+        for (k, cells) in rows.iter().enumerate() {
+            let y = 90.0 + 16.0 * k as f32;
+            for (c, text) in cells.iter().enumerate() {
+                items.push(run(130.0 * c as f32, y, text));
+            }
+        }
+        // And two columns of prose again under the table.
+        for k in 0..3 {
+            let y = 160.0 + 12.0 * k as f32;
+            items.push(run(0.0, y, "lower words of the left column set as prose"));
+            items.push(run(260.0, y, "lower words of the right column as prose"));
+        }
+        let got = texts(&regions(items));
+        let lines: Vec<&String> = got.iter().flatten().collect();
+        assert!(
+            lines.iter().any(|l| l.as_str() == "Beta Blue 7 sent back"),
+            "{got:?}"
+        );
+        let lower = lines
+            .iter()
+            .position(|l| l.starts_with("lower words of the left"))
+            .unwrap();
+        assert!(
+            lines[lower + 2].starts_with("lower words of the left"),
+            "{got:?}"
+        );
+        // The prose above is still read column by column.
+        let left = lines
+            .iter()
+            .position(|l| l.starts_with("words of the left"))
+            .unwrap();
+        assert!(lines[left + 1].starts_with("words of the left"), "{got:?}");
+    }
+
+    #[test]
+    fn tables_side_by_side_in_two_columns_stay_apart() {
+        // A two-column table in the left column and a three-column one in the right, their
+        // lines on one pitch: the left one wraps a cell where the right one starts a row.
+        let mut items = Vec::new();
+        for k in 0..6 {
+            let y = 12.0 * k as f32;
+            items.push(run(0.0, y, "words of the left column set as prose lines"));
+            items.push(run(260.0, y, "and words of the right column set as prose"));
+        }
+        let left = [
+            &["Alpha beta", "12"][..],
+            &["gamma"],
+            &["Delta", "7"],
+            &["Zeta", "9"],
+        ];
+        let right = [
+            ["North", "Cold", "3"],
+            ["South", "Warm", "4"],
+            ["East", "Dry", "5"],
+            ["West", "Wet", "6"],
+        ];
+        for k in 0..4 {
+            let y = 90.0 + 12.0 * k as f32;
+            for (c, text) in left[k].iter().enumerate() {
+                items.push(run(120.0 * c as f32, y, text));
+            }
+            for (c, text) in right[k].iter().enumerate() {
+                items.push(run(260.0 + 80.0 * c as f32, y, text));
+            }
+        }
+        let got = texts(&regions(items));
+        let lines: Vec<&String> = got.iter().flatten().collect();
+        assert!(lines.iter().any(|l| l.as_str() == "Delta 7"), "{got:?}");
+        assert!(lines.iter().any(|l| l.as_str() == "East Dry 5"), "{got:?}");
     }
 }

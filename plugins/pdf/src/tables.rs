@@ -111,6 +111,9 @@ pub fn extract(rules: &[Rect], items: &mut Vec<Item>) -> Vec<(Rect, Table)> {
             continue;
         }
         remove_words(items, &xs, &ys);
+        if open {
+            merge_wrapped_lines(&mut cells);
+        }
         let table = Table {
             header_rows,
             rows: cells
@@ -130,6 +133,52 @@ pub fn extract(rules: &[Rect], items: &mut Vec<Item>) -> Vec<(Rect, Table)> {
         out.push((bbox, table));
     }
     out
+}
+
+/// In a table whose rows come from text lines (one row a line), the second line of a wrapped
+/// cell follows the line above at the text's own leading, while rows are set further apart
+/// (cell padding): where the line pitches fall in two such groups, a line that leaves cells
+/// empty and follows at the short pitch continues the row above.
+fn merge_wrapped_lines(cells: &mut Vec<Vec<Vec<Word>>>) {
+    let cols = cells.first().map_or(0, Vec::len);
+    let top = |row: &[Vec<Word>]| {
+        row.iter()
+            .flatten()
+            .map(|w| w.rect.y0)
+            .reduce(f32::min)
+            .unwrap_or(f32::NAN)
+    };
+    cells.retain(|r| r.iter().any(|c| !c.is_empty()));
+    let tops: Vec<f32> = cells.iter().map(|r| top(r)).collect();
+    let pitches: Vec<f32> = tops.windows(2).map(|w| w[1] - w[0]).collect();
+    let Some(short) = pitches
+        .iter()
+        .copied()
+        .filter(|p| *p > 0.0)
+        .reduce(f32::min)
+    else {
+        return;
+    };
+    // The pitch after the header row is often wider anyway (a rule under it): not counted.
+    let long = pitches.iter().skip(1).filter(|p| **p > 1.3 * short).count();
+    if long < 2 {
+        return;
+    }
+    let mut r = 1;
+    let mut k = 0;
+    while r < cells.len() {
+        let pitch = pitches[k];
+        k += 1;
+        let filled = cells[r].iter().filter(|c| !c.is_empty()).count();
+        if filled < cols && pitch <= 1.15 * short {
+            let row = cells.remove(r);
+            for (c, words) in row.into_iter().enumerate() {
+                cells[r - 1][c].extend(words);
+            }
+        } else {
+            r += 1;
+        }
+    }
 }
 
 /// In a table whose rows come from text lines, a line with an empty first cell and few
@@ -430,4 +479,112 @@ fn positions(values: impl Iterator<Item = f32>) -> Vec<f32> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::glyphs::Run;
+
+    /// A run of words 6 pt a character, 10 pt high, starting at `x`, top at `y`.
+    fn run(x: f32, y: f32, text: &str) -> Item {
+        let mut words = Vec::new();
+        let mut at = x;
+        for t in text.split_whitespace() {
+            let w = 6.0 * t.chars().count() as f32;
+            words.push(Word {
+                text: t.to_string(),
+                rect: Rect::new(at, y, at + w, y + 10.0),
+                size: 10.0,
+                bold: false,
+                italic: false,
+                space_before: true,
+            });
+            at += w + 3.0;
+        }
+        let rect = Rect::new(x, y, at - 3.0, y + 10.0);
+        Item::Run(Run {
+            words,
+            rect,
+            baseline: y + 8.0,
+            size: 10.0,
+            rtl: false,
+            chars: text.chars().count(),
+        })
+    }
+
+    fn texts(t: &Table) -> Vec<Vec<String>> {
+        t.rows
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .map(|c| match c.content.first() {
+                        Some(Inline::Text { text, .. }) => text.clone(),
+                        _ => String::new(),
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_wrapped_first_cell_of_an_open_table_continues_its_row() {
+        // Rules above and below the header and under the last row, none between the rows;
+        // rows 18 pt apart (12 pt leading and cell padding), a wrapped cell's second line
+        // 12 pt under its first, in the first column, starting in upper case.
+        let rules = [
+            Rect::new(0.0, 0.0, 300.0, 1.0),
+            Rect::new(0.0, 16.0, 300.0, 17.0),
+            Rect::new(0.0, 94.0, 300.0, 95.0),
+        ];
+        let mut items = vec![
+            run(2.0, 4.0, "Name"),
+            run(100.0, 4.0, "Kind"),
+            run(200.0, 4.0, "Count"),
+            run(2.0, 22.0, "Alpha"),
+            run(100.0, 22.0, "Red"),
+            run(200.0, 22.0, "12"),
+            run(2.0, 40.0, "Beta gamma"),
+            run(100.0, 40.0, "Blue"),
+            run(200.0, 40.0, "7"),
+            run(2.0, 52.0, "Delta"),
+            run(2.0, 70.0, "Epsilon"),
+            run(100.0, 70.0, "Green"),
+            run(200.0, 70.0, "3"),
+            run(2.0, 82.0, "Zeta"),
+        ];
+        let found = extract(&rules, &mut items);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            texts(&found[0].1),
+            vec![
+                vec!["Name", "Kind", "Count"],
+                vec!["Alpha", "Red", "12"],
+                vec!["Beta gamma Delta", "Blue", "7"],
+                vec!["Epsilon Zeta", "Green", "3"],
+            ]
+        );
+    }
+
+    #[test]
+    fn rows_of_an_open_table_set_at_one_pitch_stay_apart() {
+        let rules = [
+            Rect::new(0.0, 0.0, 300.0, 1.0),
+            Rect::new(0.0, 16.0, 300.0, 17.0),
+            Rect::new(0.0, 70.0, 300.0, 71.0),
+        ];
+        let mut items = vec![
+            run(2.0, 4.0, "Name"),
+            run(100.0, 4.0, "Kind"),
+            run(2.0, 22.0, "Alpha"),
+            run(100.0, 22.0, "Red"),
+            run(2.0, 34.0, "Beta"),
+            run(2.0, 46.0, "Gamma"),
+            run(100.0, 46.0, "Green"),
+            run(2.0, 58.0, "Delta"),
+        ];
+        let found = extract(&rules, &mut items);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].1.rows.len(), 5, "{:?}", texts(&found[0].1));
+    }
 }
