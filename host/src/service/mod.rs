@@ -28,6 +28,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod options;
 pub mod outputs;
+pub mod page_count;
 pub mod retention;
 pub mod store;
 pub mod upload;
