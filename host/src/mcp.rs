@@ -407,22 +407,23 @@ impl QuireMcp {
                 };
                 let deadline = tokio::time::Instant::now()
                     + Duration::from_secs(shared.config.conversion_timeout * 4 + 60);
-                loop {
-                    match shared.store.get(&job.spec.id).await {
-                        Ok(Some(j)) if j.state.status.is_final() => {
-                            return result(shared, &j).await
-                        }
-                        Ok(Some(_)) => {}
-                        Ok(None) => return failure("The job was deleted."),
-                        Err(_) => {}
-                    }
-                    if tokio::time::Instant::now() > deadline {
-                        return failure(format!(
-                            "The conversion is still running; read it later with get_job_result (job {}).",
+                // Woken by the job's changes (the events hub), not by reading the store.
+                let ended =
+                    crate::service::events::until_final(shared, &job.spec.id, deadline).await;
+                match ended {
+                    Some(true) => match shared.store.get(&job.spec.id).await {
+                        Ok(Some(j)) => result(shared, &j).await,
+                        Ok(None) => failure("The job was deleted."),
+                        Err(_) => failure(format!(
+                            "The job store is unavailable; read the result later with get_job_result (job {}).",
                             job.spec.id
-                        ));
-                    }
-                    tokio::time::sleep(Duration::from_millis(100)).await;
+                        )),
+                    },
+                    Some(false) => failure("The job was deleted."),
+                    None => failure(format!(
+                        "The conversion is still running; read it later with get_job_result (job {}).",
+                        job.spec.id
+                    )),
                 }
             }
         }

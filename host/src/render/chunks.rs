@@ -222,6 +222,9 @@ struct Frag {
     grid_rows: Option<(usize, Range<usize>)>,
     /// Cannot be cut further (a table row).
     indivisible: bool,
+    /// Where the fragment's last pre-tokenizer piece starts (see `tokenize::joined_count`),
+    /// when the tokenizer tells.
+    tail: Option<usize>,
 }
 
 /// A grid's place in its sheet, for cell ranges.
@@ -333,10 +336,21 @@ impl<'a> Builder<'a> {
         start..self.plan.text.len()
     }
 
-    fn frag(&mut self, range: Range<usize>, tokens: usize, kind: &'static str) -> Frag {
+    /// Counts `plan.text[range]`: its tokens and where its last piece starts.
+    fn measure(&self, range: &Range<usize>) -> (usize, Option<usize>) {
+        measure(&self.plan.text, range, self.counter)
+    }
+
+    fn frag(
+        &mut self,
+        range: Range<usize>,
+        (tokens, tail): (usize, Option<usize>),
+        kind: &'static str,
+    ) -> Frag {
         let path = self.path_id();
         let hard_break = std::mem::take(&mut self.pending_break);
         Frag {
+            tail,
             range,
             tokens,
             kind,
@@ -364,11 +378,11 @@ impl<'a> Builder<'a> {
             self.stack.push((level, fold(&plain_inlines(content))));
             self.path_dirty = true;
             let range = self.push_text(&text);
-            let tokens = self.counter.count(&text);
-            let mut f = self.frag(range.clone(), tokens, "heading");
+            let counted = self.measure(&range);
+            let mut f = self.frag(range.clone(), counted, "heading");
             f.heading = true;
             self.plan.frags.push(f);
-            if tokens > self.split_budget() {
+            if counted.0 > self.split_budget() {
                 // A heading longer than a chunk: cut like text, still a heading.
                 let f = self.plan.frags.pop().expect("just pushed");
                 self.split_text(range, "heading", Some(f));
@@ -380,8 +394,9 @@ impl<'a> Builder<'a> {
             return;
         }
         let kind = kind_of(block);
-        let tokens = self.counter.count(&text);
         let range = self.push_text(&text);
+        let counted = self.measure(&range);
+        let tokens = counted.0;
         let grid_place = if let Block::Grid(grid) = block {
             let (row0, col0) = grid.origin().unwrap_or((0, 0));
             self.plan.grids.push(GridPlace {
@@ -394,7 +409,7 @@ impl<'a> Builder<'a> {
             None
         };
         if tokens <= self.opts.max_tokens {
-            let mut f = self.frag(range, tokens, kind);
+            let mut f = self.frag(range, counted, kind);
             if let Some((g, rows)) = grid_place {
                 f.grid_rows = Some((g, 0..rows));
             }
@@ -451,8 +466,8 @@ impl<'a> Builder<'a> {
             pieces.push((range.clone(), 0..1));
         }
         for (n, (r, rows)) in pieces.into_iter().enumerate() {
-            let tokens = self.counter.count(&self.plan.text[r.clone()]);
-            let mut f = self.frag(r, tokens, kind);
+            let counted = self.measure(&r);
+            let mut f = self.frag(r, counted, kind);
             f.table = Some(table);
             f.table_head = n == 0;
             f.indivisible = true;
@@ -484,9 +499,9 @@ impl<'a> Builder<'a> {
                 continue;
             }
             let r = range.start + w[0]..range.start + w[0] + trimmed.len();
-            let tokens = self.counter.count(trimmed);
-            if tokens <= budget {
-                let f = self.frag(r, tokens, "list");
+            let counted = self.measure(&r);
+            if counted.0 <= budget {
+                let f = self.frag(r, counted, "list");
                 self.plan.frags.push(f);
             } else {
                 self.split_text(r, "list", None);
@@ -500,8 +515,8 @@ impl<'a> Builder<'a> {
         let budget = self.split_budget();
         let mut pieces = Vec::new();
         cut(&self.plan.text, range, budget, self.counter, 0, &mut pieces);
-        for (r, tokens) in pieces {
-            let mut f = self.frag(r, tokens, kind);
+        for (r, counted) in pieces {
+            let mut f = self.frag(r, counted, kind);
             if let Some(l) = &like {
                 f.heading = l.heading;
                 f.hard_break |= l.hard_break;
@@ -578,6 +593,19 @@ fn boundaries(text: &str, level: usize) -> Vec<usize> {
     out
 }
 
+/// A piece of text, its count and where its last pre-tokenizer piece starts.
+type Counted = (Range<usize>, (usize, Option<usize>));
+
+/// Counts `doc_text[range]`: its tokens and where its last piece starts (in `doc_text`).
+fn measure(
+    doc_text: &str,
+    range: &Range<usize>,
+    counter: &dyn TokenCounter,
+) -> (usize, Option<usize>) {
+    let (tokens, tail) = counter.count_tail(&doc_text[range.clone()]);
+    (tokens, tail.map(|t| range.start + t))
+}
+
 /// Cuts `doc_text[range]` into pieces of at most `budget` tokens (exactly counted), each
 /// trimmed of trailing whitespace, appended to `out` with their counts.
 fn cut(
@@ -586,15 +614,17 @@ fn cut(
     budget: usize,
     counter: &dyn TokenCounter,
     level: usize,
-    out: &mut Vec<(Range<usize>, usize)>,
+    out: &mut Vec<Counted>,
 ) {
     let text = &doc_text[range.clone()];
-    let tokens = counter.count(text);
-    if tokens <= budget {
-        if !text.trim().is_empty() {
-            let end = range.start + text.trim_end().len();
-            out.push((range.start..end, counter.count(&doc_text[range.start..end])));
-        }
+    if text.trim().is_empty() {
+        return;
+    }
+    // Counted without the trailing whitespace, as the piece is kept.
+    let trimmed = range.start..range.start + text.trim_end().len();
+    let counted = measure(doc_text, &trimmed, counter);
+    if counted.0 <= budget {
+        out.push((trimmed, counted));
         return;
     }
     if level >= LEVELS - 1 {
@@ -629,10 +659,11 @@ fn cut(
                 break;
             }
             let t = &doc_text[r.clone()];
-            if counter.count(t.trim_end()) <= budget {
+            let trimmed = r.start..r.start + t.trim_end().len();
+            let counted = measure(doc_text, &trimmed, counter);
+            if counted.0 <= budget {
                 if !t.trim().is_empty() {
-                    let end = r.start + t.trim_end().len();
-                    out.push((r.start..end, counter.count(&doc_text[r.start..end])));
+                    out.push((trimmed, counted));
                 }
                 break;
             }
@@ -648,7 +679,7 @@ fn cut_chars(
     range: Range<usize>,
     budget: usize,
     counter: &dyn TokenCounter,
-    out: &mut Vec<(Range<usize>, usize)>,
+    out: &mut Vec<Counted>,
 ) {
     let mut start = range.start;
     while start < range.end {
@@ -662,9 +693,10 @@ fn cut_chars(
             while !rest.is_char_boundary(len) {
                 len -= 1;
             }
-            let n = counter.count(&rest[..len]);
-            if n <= budget || len <= rest.chars().next().map_or(1, char::len_utf8) {
-                out.push((start..start + len, n));
+            let piece = start..start + len;
+            let counted = measure(doc_text, &piece, counter);
+            if counted.0 <= budget || len <= rest.chars().next().map_or(1, char::len_utf8) {
+                out.push((piece, counted));
                 break;
             }
             len = (len * 3 / 4).max(1);
@@ -777,6 +809,50 @@ struct Framing {
     prefix: String,
     overlap: String,
     header: String,
+    /// Tokens of `prefix`, `overlap` and `header` each alone.
+    tokens: [usize; 3],
+}
+
+impl Framing {
+    fn new(prefix: String, overlap: String, header: String, counter: &dyn TokenCounter) -> Framing {
+        let tokens = [
+            counter.count(&prefix),
+            counter.count(&overlap),
+            counter.count(&header),
+        ];
+        Framing {
+            prefix,
+            overlap,
+            header,
+            tokens,
+        }
+    }
+
+    fn bare() -> Framing {
+        Framing {
+            prefix: String::new(),
+            overlap: String::new(),
+            header: String::new(),
+            tokens: [0; 3],
+        }
+    }
+
+    /// Whether the framing's count plus the content's is the count of both together: every
+    /// part ends in line breaks after non-blank text (see `tokenize::joined_count`; the parts
+    /// and the content start on a non-blank character).
+    fn joins(&self) -> bool {
+        [&self.prefix, &self.overlap, &self.header]
+            .iter()
+            .all(|p| p.is_empty() || ends_in_breaks(p))
+    }
+}
+
+/// `text` is non-blank text followed by line breaks (`\r`, `\n`) only.
+fn ends_in_breaks(text: &str) -> bool {
+    let body = text.trim_end_matches(['\r', '\n']);
+    body.len() < text.len()
+        && !text.starts_with(char::is_whitespace)
+        && body.chars().next_back().is_some_and(|c| !c.is_whitespace())
 }
 
 impl Assembler<'_> {
@@ -787,10 +863,7 @@ impl Assembler<'_> {
         while a < frags.len() {
             // Extend while the next fragment may join and the estimate fits.
             let framing = self.framing(a, prev_own);
-            let reserve = self.counter.count(&framing.prefix)
-                + self.counter.count(&framing.overlap)
-                + self.counter.count(&framing.header)
-                + 2;
+            let reserve = framing.tokens.iter().sum::<usize>() + 2;
             let budget = self.opts.max_tokens.saturating_sub(reserve);
             let mut b = a + 1;
             let mut est = frags[a].tokens;
@@ -811,18 +884,13 @@ impl Assembler<'_> {
                 }
                 // One fragment: without overlap, then without the heading path.
                 let lean = Framing {
-                    prefix: String::new(),
-                    overlap: String::new(),
+                    tokens: [0, 0, framing.tokens[2]],
                     header: framing.header.clone(),
+                    ..Framing::bare()
                 };
                 let mut chunk = self.build(a, b, &lean);
                 if chunk.token_count > self.opts.max_tokens {
-                    let bare = Framing {
-                        prefix: String::new(),
-                        overlap: String::new(),
-                        header: String::new(),
-                    };
-                    let without_header = self.build(a, b, &bare);
+                    let without_header = self.build(a, b, &Framing::bare());
                     if without_header.token_count <= self.opts.max_tokens
                         && frags[a].table.is_none()
                     {
@@ -907,11 +975,33 @@ impl Assembler<'_> {
             }
             _ => String::new(),
         };
-        Framing {
-            prefix,
-            overlap,
-            header,
+        Framing::new(prefix, overlap, header, self.counter)
+    }
+
+    /// The tokens of `own` (the text of `frags`, which it must span exactly) from the
+    /// fragments' own counts, joined at their line breaks; `None` when a joint does not allow
+    /// it (see `tokenize::joined_count`).
+    fn own_tokens(&self, frags: &[Frag], own: &str) -> Option<usize> {
+        let text = &self.plan.text;
+        let (first, last) = (&frags[0], &frags[frags.len() - 1]);
+        if own.len() != last.range.end - first.range.start || own.starts_with(char::is_whitespace) {
+            return None;
         }
+        first.tail?;
+        let mut total = first.tokens;
+        for w in frags.windows(2) {
+            let (a, b) = (&w[0], &w[1]);
+            total = tokenize::joined_count(
+                self.counter,
+                &text[a.range.clone()],
+                total,
+                Some(a.tail? - a.range.start),
+                &text[a.range.end..b.range.start],
+                &text[b.range.clone()],
+                b.tokens,
+            )?;
+        }
+        Some(total)
     }
 
     fn build(&self, a: usize, b: usize, framing: &Framing) -> Chunk {
@@ -925,7 +1015,18 @@ impl Assembler<'_> {
         text.push_str(&framing.header);
         let content_start = text.len();
         text.push_str(own);
-        let token_count = self.counter.count(&text);
+        // The fragments were counted once; the chunk's count is theirs joined when the
+        // tokenizer allows it (counting every chunk again cost as much as the first count).
+        let joined = framing
+            .joins()
+            .then(|| self.own_tokens(frags, own))
+            .flatten()
+            .map(|n| n + framing.tokens.iter().sum::<usize>());
+        // (The unit tests and the corpus chunks test check every count against the text's.)
+        let token_count = match joined {
+            Some(n) => n,
+            None => self.counter.count(&text),
+        };
         let path_frag = frags
             .iter()
             .find(|f| !f.heading)
@@ -1092,6 +1193,7 @@ pub fn output(doc: &Document, file_name: &str, opts: &ChunkOptions, chunks: &[Ch
 mod tests {
     use super::*;
     use quire_plugin_api::{Cell, Grid, Inline, ListItem, Table};
+    use std::sync::Arc;
 
     /// Whitespace-separated words: a tokenizer whose counts are easy to reason about.
     struct Words;
@@ -1492,6 +1594,78 @@ mod tests {
             ChunkOptions::from_fields(&fields(&[]), true, &[]).unwrap(),
             ChunkOptions::default()
         );
+    }
+
+    /// Counts with cl100k and tallies the bytes it was given.
+    struct Tally(Arc<dyn TokenCounter>, std::sync::atomic::AtomicUsize);
+    impl TokenCounter for Tally {
+        fn count(&self, text: &str) -> usize {
+            self.1
+                .fetch_add(text.len(), std::sync::atomic::Ordering::Relaxed);
+            self.0.count(text)
+        }
+        fn count_tail(&self, text: &str) -> (usize, Option<usize>) {
+            self.1
+                .fetch_add(text.len(), std::sync::atomic::Ordering::Relaxed);
+            self.0.count_tail(text)
+        }
+    }
+
+    #[test]
+    fn chunks_are_counted_from_their_fragments() {
+        // Joints of every kind: punctuation and letters before the blank line, headings,
+        // tables (rows joined by one line break), lists, code starting with spaces, quotes,
+        // digits, non-Latin text and notes.
+        let mut doc = Document::new(DocumentKind::Presentation, "Deck");
+        for n in 1..=6u32 {
+            let mut part = Part::slide(n);
+            part.blocks
+                .push(Block::heading(1, format!("Slide {n}: results!")));
+            part.blocks.push(para(60, &format!("s{n}w")));
+            part.blocks
+                .push(Block::text(format!("Ends with digits 12345{n}")));
+            part.blocks
+                .push(Block::text("Fin de la phrase… «citée» — 東京の天気。"));
+            part.blocks.push(table(25));
+            part.blocks.push(Block::Code {
+                language: None,
+                text: "    indented();\n  x = 1;".into(),
+            });
+            part.blocks.push(Block::List(List {
+                ordered: false,
+                start: 1,
+                items: (0..12)
+                    .map(|i| ListItem {
+                        blocks: vec![Block::text(format!("item {i}: done."))],
+                        checked: None,
+                    })
+                    .collect(),
+            }));
+            part.notes.push(Block::text(format!("Speaker note {n}?")));
+            doc.parts.push(part);
+        }
+        let cl100k = tokenize::counter(&TokenizerSpec::default()).unwrap();
+        let text_len = document_text(&doc).len();
+        for max in [24, 64, 200, 512] {
+            for overlap in [0, 8] {
+                let o = ChunkOptions {
+                    overlap_tokens: overlap,
+                    ..opts(max)
+                };
+                let tally = Tally(cl100k.clone(), Default::default());
+                let chunks = chunk_with(&doc, &o, &tally);
+                // Every count is the count of the chunk's text (`check`).
+                check(&doc, &chunks, &o, cl100k.as_ref());
+                let counted = tally.1.load(std::sync::atomic::Ordering::Relaxed);
+                if max == 512 && overlap == 0 {
+                    // Fragments counted once, chunks not again (which would be 2× the text).
+                    assert!(
+                        counted < text_len * 3 / 2,
+                        "{counted} bytes counted for {text_len} bytes of text"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -87,6 +87,14 @@ pub fn parse_files(setting: &str) -> Result<Vec<(String, PathBuf)>, String> {
 /// Counts tokens.
 pub trait TokenCounter: Send + Sync {
     fn count(&self, text: &str) -> usize;
+
+    /// The count of `text` and the byte offset where its last pre-tokenizer piece starts, for
+    /// tokenizers whose pieces never span a run of line breaks between two non-blank texts
+    /// (OpenAI's BPEs: see [`joined_count`]); `None` for the others, whose joined texts must
+    /// be counted whole.
+    fn count_tail(&self, text: &str) -> (usize, Option<usize>) {
+        (self.count(text), None)
+    }
 }
 
 struct OpenAi(&'static bpe_openai::Tokenizer);
@@ -95,6 +103,56 @@ impl TokenCounter for OpenAi {
     fn count(&self, text: &str) -> usize {
         self.0.count(text)
     }
+
+    fn count_tail(&self, text: &str) -> (usize, Option<usize>) {
+        // What `Tokenizer::count` does (cl100k and o200k do not normalise), keeping the start
+        // of the last piece.
+        let mut n = 0;
+        let mut last = None;
+        for piece in self.0.split(text) {
+            last = Some(piece.as_ptr() as usize - text.as_ptr() as usize);
+            n += self.0.bpe.count(piece.as_bytes());
+        }
+        (n, last)
+    }
+}
+
+/// The count of `a`, a run of line breaks `sep`, then `b`, from the counts of `a` and `b`
+/// alone: `a_tokens`, `a_tail` (where `a`'s last piece starts, from
+/// [`TokenCounter::count_tail`]) and `b_tokens`. `None` when the rule does not apply (then the
+/// joined text is counted whole).
+///
+/// Why it is exact for OpenAI's pre-tokenizers (cl100k, o200k): their pattern splits text into
+/// pieces that are each encoded alone, and the piece that starts at a position depends only
+/// on the text from there on. With `a` ending and `b` starting on a non-blank character and
+/// `sep` only `\r`/`\n`: `a`'s pieces stay as they are except its last, which either takes
+/// the line breaks in (a punctuation run: ` ?[^\s\p{L}\p{N}]+[\r\n]*`) or ends before
+/// them (letters and digits stop at a line break); the breaks not taken in are one piece
+/// (`\s*[\r\n]+`, stopping at `b`'s first character, which no pattern can take from a
+/// line break); `b`'s pieces then start at `b` exactly as they do alone. Hence the count is
+/// `a_tokens + b_tokens` plus what `last piece + sep` counts beyond the last piece alone.
+pub fn joined_count(
+    counter: &dyn TokenCounter,
+    a: &str,
+    a_tokens: usize,
+    a_tail: Option<usize>,
+    sep: &str,
+    b: &str,
+    b_tokens: usize,
+) -> Option<usize> {
+    let tail = a_tail?;
+    let blank_end = a.chars().next_back().is_none_or(char::is_whitespace);
+    let blank_start = b.chars().next().is_none_or(char::is_whitespace);
+    if blank_end || blank_start || sep.is_empty() || !sep.bytes().all(|c| c == b'\n' || c == b'\r')
+    {
+        return None;
+    }
+    let last = a.get(tail..)?;
+    let mut joint = String::with_capacity(last.len() + sep.len());
+    joint.push_str(last);
+    joint.push_str(sep);
+    let extra = counter.count(&joint).checked_sub(counter.count(last))?;
+    Some(a_tokens + extra + b_tokens)
 }
 
 struct HuggingFace(tokenizers::Tokenizer);

@@ -312,6 +312,51 @@ async fn listen(shared: Arc<Shared>, mut shutdown: watch::Receiver<bool>) {
     }
 }
 
+/// A watch on one job's topic for a waiter inside the server (not a stream: not counted).
+struct Watch {
+    shared: Arc<Shared>,
+    id: String,
+    topic: Arc<Topic>,
+    rx: Option<watch::Receiver<Snapshot>>,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        drop(self.rx.take());
+        self.shared.events.release(&self.id, &self.topic);
+    }
+}
+
+/// Waits until job `id` has ended (`Some(true)`), is gone (`Some(false)`), or `deadline`
+/// has passed (`None`), woken by the job's changes as an events stream is (the MCP
+/// `convert` tool's wait; before, it read the store every 100 ms).
+pub async fn until_final(
+    shared: &Arc<Shared>,
+    id: &str,
+    deadline: tokio::time::Instant,
+) -> Option<bool> {
+    let (topic, rx) = shared.events.subscribe(id);
+    let mut w = Watch {
+        shared: shared.clone(),
+        id: id.to_string(),
+        topic,
+        rx: Some(rx),
+    };
+    refresh(shared, id).await;
+    let rx = w.rx.as_mut()?;
+    loop {
+        match &*rx.borrow_and_update() {
+            Snapshot::State(s) if s.is_final => return Some(true),
+            Snapshot::Gone => return Some(false),
+            _ => {}
+        }
+        tokio::select! {
+            changed = rx.changed() => if changed.is_err() { return None },
+            _ = tokio::time::sleep_until(deadline) => return None,
+        }
+    }
+}
+
 /// One open stream: counted in `/metrics`, its topic dropped with its last subscriber.
 struct Subscription {
     shared: Arc<Shared>,

@@ -29,6 +29,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod options;
 pub mod outputs;
+pub mod page_count;
 pub mod retention;
 pub mod storage;
 pub mod store;

@@ -105,7 +105,7 @@ fn exact_forms(mut v: serde_json::Value, prefix: &str) -> serde_json::Value {
             "pages": {
                 "type": "string",
                 "pattern": "^ *[1-9][0-9]{0,5} *(- *([1-9][0-9]{0,5})? *)?(, *[1-9][0-9]{0,5} *(- *([1-9][0-9]{0,5})? *)?)*$",
-                "description": "Pages of a PDF or slides of a presentation, 1-3,7 (5- runs to                     the end); 422 for other types or a range that runs backwards. The job fails                     when none of them exists; num_pages/total_pages keep the document's total."
+                "description": "Pages of a PDF or slides of a presentation, 1-3,7 (5- runs to                     the end); 422 for other types, a range that runs backwards, or (PDF and PPTX                     whose page or slide count can be read at upload) when none of them exists;                     otherwise the job fails then. num_pages/total_pages keep the document's total."
             },
             "password": {
                 "type": "string",

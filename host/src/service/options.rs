@@ -189,6 +189,23 @@ pub async fn check_for_type(
             form.options.pages.as_ref().map(|p| json!(p)),
         ));
     }
+    if let (Some(pages), true) = (&form.options.pages, matches!(converter, "pdf" | "pptx")) {
+        if let Some(total) = part_count(&form.file, converter).await {
+            let ranges = PageRanges::parse(pages).map_err(super::errors::ApiError::internal)?;
+            if total > 0 && ranges.count_within(total) == 0 {
+                let noun = if converter == "pdf" { "page" } else { "slide" };
+                let plural = if total == 1 { "" } else { "s" };
+                errors.push(FieldError::new(
+                    "pages",
+                    "value_error",
+                    format!(
+                        "The document has {total} {noun}{plural}; none of the requested {noun}s ({pages}) exists"
+                    ),
+                    Some(json!(pages)),
+                ));
+            }
+        }
+    }
     if form.password.is_some() && !matches!(converter, "pdf" | "docx" | "pptx" | "spreadsheet") {
         errors.push(FieldError::new(
             "password",
@@ -222,6 +239,34 @@ pub async fn check_for_type(
     } else {
         Err(super::errors::ApiError::Invalid(errors))
     }
+}
+
+/// The page (PDF) or slide (PPTX) count of the upload, read cheaply (`page_count`), or `None`
+/// when it cannot be (the conversion then judges the `pages` value, as before).
+async fn part_count(file: &super::upload::Upload, converter: &str) -> Option<u32> {
+    use super::page_count::{pdf_pages, pptx_slides, Source};
+    let count: fn(&mut dyn Source) -> Option<u32> = if converter == "pdf" {
+        pdf_pages
+    } else {
+        pptx_slides
+    };
+    let started = std::time::Instant::now();
+    let total = match file {
+        super::upload::Upload::Memory(bytes) => count(&mut std::io::Cursor::new(&bytes[..])),
+        super::upload::Upload::Disk(part) => {
+            let path = part.path().to_path_buf();
+            tokio::task::spawn_blocking(move || count(&mut std::fs::File::open(path).ok()?))
+                .await
+                .ok()
+                .flatten()
+        }
+    };
+    tracing::debug!(
+        total,
+        elapsed_us = started.elapsed().as_micros() as u64,
+        "page count at upload"
+    );
+    total
 }
 
 /// `en, DE` → `en,de`: comma-separated language codes as `OCR_LANGUAGE` takes them (ISO

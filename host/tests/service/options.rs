@@ -10,7 +10,7 @@
 use crate::both_stores;
 use crate::faults::remote;
 use crate::support::*;
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::io::Read;
 use std::time::Duration;
 
@@ -380,8 +380,8 @@ both_stores!(pages_convert_only_the_chosen_pages, |kind| async move {
     assert_eq!(pages[0]["page_number"], 2);
     assert!(pages[0]["text"].as_str().unwrap().contains("bravo"));
 
-    // None of them exists: the job fails and says so.
-    let job = run(
+    // None of them exists: refused at upload (the page count is read there).
+    let (status, body) = post(
         &s,
         &[
             FormPart::file("file", "three.pdf", &pdf),
@@ -390,10 +390,12 @@ both_stores!(pages_convert_only_the_chosen_pages, |kind| async move {
         ],
     )
     .await;
-    assert_eq!(job["status"], "failed");
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["detail"][0]["loc"], json!(["body", "pages"]), "{body}");
     assert_eq!(
-        job["error_message"],
-        "The document has 3 pages; none of the requested pages (7-9) exists."
+        body["detail"][0]["msg"],
+        "The document has 3 pages; none of the requested pages (7-9) exists",
+        "{body}"
     );
     // Without pages the job does not show the field.
     let job = run(
@@ -756,6 +758,129 @@ both_stores!(pages_choose_slides_of_a_presentation, |kind| async move {
     );
     s.stop().await;
 });
+
+/// `pdf` with an incremental update appended: a new object of `pad` bytes and a
+/// cross-reference section that points back to the first (`/Prev`). Large enough, it makes
+/// the upload go to a file rather than stay in memory.
+fn padded_pdf(pdf: &[u8], pad: usize) -> Vec<u8> {
+    let text = String::from_utf8_lossy(pdf);
+    let start = text.rfind("startxref").unwrap();
+    let prev: u64 = text[start + 9..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let root = &text[text.rfind("/Root").unwrap() + 5..];
+    let root: Vec<&str> = root.split_whitespace().take(2).collect();
+    let size: u32 = text[text.rfind("/Size").unwrap() + 5..]
+        .trim_start()
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut out = pdf.to_vec();
+    let at = out.len() + 1;
+    out.extend_from_slice(format!("\n{size} 0 obj\n<< /Length {pad} >>\nstream\n").as_bytes());
+    out.extend((0..pad).map(|i| b'a' + (i % 26) as u8));
+    out.extend_from_slice(b"\nendstream\nendobj\n");
+    let xref = out.len();
+    out.extend_from_slice(
+        format!(
+            "xref\n0 1\n0000000000 65535 f\r\n{size} 1\n{at:010} 00000 n\r\ntrailer\n<< /Size {} /Root {} {} R /Prev {prev} >>\nstartxref\n{xref}\n%%EOF\n",
+            size + 1,
+            root[0],
+            root[1]
+        )
+        .as_bytes(),
+    );
+    out
+}
+
+both_stores!(
+    pages_naming_no_page_are_refused_at_upload,
+    |kind| async move {
+        let mut s = TestServer::start(kind).await;
+        // In memory (small) and streamed to a file (past the stores' inline limit), PDF and PPTX.
+        let small_pdf = fixture("pages.pdf");
+        let big_pdf = padded_pdf(&small_pdf, 300_000);
+        let small_pptx = three_slides();
+        let big_pptx = three_slides_padded(300_000);
+        let cases: [(&str, &[u8], &str); 4] = [
+            ("three.pdf", &small_pdf, "pages"),
+            ("three.pdf", &big_pdf, "pages"),
+            ("deck.pptx", &small_pptx, "slides"),
+            ("deck.pptx", &big_pptx, "slides"),
+        ];
+        for (name, bytes, noun) in cases {
+            for pages in ["4", "4-", "9,12-20"] {
+                let (status, body) = post(
+                    &s,
+                    &[
+                        FormPart::file("file", name, bytes),
+                        FormPart::text("output_format", "md"),
+                        FormPart::text("pages", pages),
+                    ],
+                )
+                .await;
+                assert_eq!(
+                    status,
+                    422,
+                    "{name} {} B, pages {pages}: {body}",
+                    bytes.len()
+                );
+                let msg = body["detail"][0]["msg"].as_str().unwrap();
+                assert!(
+                    msg.starts_with(&format!(
+                        "The document has 3 {noun}; none of the requested {noun}"
+                    )),
+                    "{msg}"
+                );
+            }
+            // One existing page among missing ones is accepted and converts that page.
+            let job = run(
+                &s,
+                &[
+                    FormPart::file("file", name, bytes),
+                    FormPart::text("output_format", "md"),
+                    FormPart::text("pages", "3-9"),
+                ],
+            )
+            .await;
+            assert_eq!(job["status"], "completed", "{name}: {job}");
+            let md = result(&s, job["id"].as_str().unwrap()).await;
+            assert!(
+                md.contains("charlie") || md.contains("Slide three"),
+                "{name}: {md}"
+            );
+        }
+        // Nothing of a refused upload is left in the upload folder.
+        let left = files_in(&s.config.upload_dir);
+        assert!(left.iter().all(|n| !n.ends_with(".part")), "{left:?}");
+        s.stop().await;
+    }
+);
+
+/// [`three_slides`] with an extra, incompressible media part of `pad` bytes.
+fn three_slides_padded(pad: usize) -> Vec<u8> {
+    use std::io::Write;
+    let mut w = zip::ZipWriter::new_append(std::io::Cursor::new(three_slides())).unwrap();
+    w.start_file(
+        "ppt/media/pad.bin",
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored),
+    )
+    .unwrap();
+    let mut x: u32 = 7;
+    let data: Vec<u8> = (0..pad)
+        .map(|_| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (x >> 16) as u8
+        })
+        .collect();
+    w.write_all(&data).unwrap();
+    w.finish().unwrap().into_inner()
+}
 
 /// Embedded store: the password lives in the process's memory only, so a job still waiting
 /// when `quire serve` restarts cannot be opened any more; it fails saying so (and the
