@@ -89,6 +89,9 @@ impl<'c> Renderer<'c> {
             return self.heading(el, level);
         }
         if el.is(names::TABLE) {
+            if let Some(caption) = table::caption(el) {
+                self.push(Block::Paragraph(caption));
+            }
             if let Some(t) = table::build(el) {
                 self.push(Block::Table(t));
             }

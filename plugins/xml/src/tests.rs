@@ -306,3 +306,34 @@ fn data_xml_keeps_names_and_a_wrapper_names_its_value() {
     assert!(lines.contains(&"year: 1937".to_owned()), "{lines:?}");
     assert!(!lines.iter().any(|x| x.contains("style")), "{lines:?}");
 }
+
+#[test]
+fn tei_tables_and_captions_held_by_the_table() {
+    let b = blocks(
+        "<TEI><text><body><p>Before.</p>\
+         <table><head>Planets</head><row role='label'><cell>Name</cell><cell>Moons</cell></row>\
+         <row><cell cols='2'>none</cell></row><row><cell>Mars</cell><cell>2</cell></row></table>\
+         <table><title>Demonstration of <emphasis>simple</emphasis> tables.</title><tgroup cols='1'>\
+         <tbody><row><entry>x</entry></row></tbody></tgroup></table></body></text></TEI>",
+    );
+    assert_eq!(b[0], Block::text("Before."), "{b:#?}");
+    assert_eq!(b[1], Block::text("Planets"), "{b:#?}");
+    let Block::Table(t) = &b[2] else {
+        panic!("{b:#?}")
+    };
+    assert_eq!(t.header_rows, 1);
+    assert_eq!(t.rows.len(), 3);
+    assert_eq!(text_of(&t.rows[0][1].content), "Moons");
+    assert_eq!(
+        (text_of(&t.rows[1][0].content), t.rows[1][0].colspan),
+        ("none".to_owned(), 2)
+    );
+    let Block::Paragraph(caption) = &b[3] else {
+        panic!("{b:#?}")
+    };
+    assert_eq!(text_of(caption), "Demonstration of simple tables.");
+    assert!(
+        matches!(&b[4], Block::Table(t) if t.rows.len() == 1),
+        "{b:#?}"
+    );
+}
