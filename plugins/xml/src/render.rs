@@ -74,17 +74,23 @@ impl<'c> Renderer<'c> {
         }
     }
 
-    fn push(&mut self, block: Block) {
+    pub fn push(&mut self, block: Block) {
         self.flush();
         self.out.push(block);
     }
 
-    /// Renders `el` as a block (or blocks) at heading `level`.
-    pub fn element(&mut self, el: &Element<'_>, level: u8) -> Result<()> {
+    /// Counts one element visited; every 2,048th checks the job's deadline and cancellation.
+    pub fn tick(&mut self) -> Result<()> {
         self.visited += 1;
         if self.visited.is_multiple_of(2048) {
             (self.check)()?;
         }
+        Ok(())
+    }
+
+    /// Renders `el` as a block (or blocks) at heading `level`.
+    pub fn element(&mut self, el: &Element<'_>, level: u8) -> Result<()> {
+        self.tick()?;
         if el.is(names::TITLE) && (el.has_text || el.is_leaf()) {
             return self.heading(el, level);
         }
