@@ -22,6 +22,7 @@ JSON), file by file. Per type and per source:
              author, date, keywords) are optional: neither missed when absent nor extra when
              present
 --bars FILE is a JSON {"<type>": {"rate": min, "f1": min}}; exit 1 when a type is below one.
+`python3 -m doctest score.py` checks the text rules.
 """
 
 import argparse
@@ -63,8 +64,13 @@ def strip_markup(s: str) -> str:
 
 
 def strip_md(s: str) -> str:
-    """The reading text of Markdown: no comments, URLs, data URIs, escapes or entities."""
-    s = re.sub(r"<!--.*?-->", " ", s, flags=re.S)
+    """The reading text of Markdown: no comments, URLs, data URIs, escapes or entities.
+
+    >>> strip_md(r"a <!-- note --> b \\<!-- text --> c")
+    'a   b <!-- text --> c'
+    """
+    # an HTML comment; an escaped `\<!--` is text, not a comment
+    s = re.sub(r"(?<!\\)<!--.*?-->", " ", s, flags=re.S)
     s = LINK_TARGET.sub("] ", s)
     s = LIST_NUMBER.sub(r"\1 ", s)
     s = NOTE_LABEL.sub(" ", s)
