@@ -298,11 +298,55 @@ fn invisible_content_is_dropped() {
     let doc = convert(
         "<body><nav>Menu</nav><noscript>Enable JS</noscript><template><p>T</p></template>\
          <p hidden>H</p><p style='display: none'>D</p><span aria-hidden=true>A</span>\
-         <button>Click</button><select><option>O</option></select><p>Visible</p>\
-         <svg><title>icon</title><text>S</text></svg><div role=navigation>N</div></body>",
+         <datalist><option>O</option></datalist><p>Visible</p>\
+         <svg><title>icon</title><desc>D</desc><g>loose</g></svg><div role=navigation>N</div></body>",
     );
     assert_eq!(blocks(&doc), [Block::text("Visible")]);
     assert_eq!(doc.metadata.title, None);
+}
+
+#[test]
+fn form_controls_and_object_fallbacks_read_as_a_browser_shows_them() {
+    let doc = convert(
+        "<p>Size <select><option>S<option selected>M<option>L</select> or \
+         <select><optgroup label=g><option label='Extra large'>XL</optgroup></select>\
+         <button>Order</button><input type=submit value=Send><input type=text value=typed>\
+         <input type=hidden value=secret></p><textarea>Dear\nSir</textarea><option>Loose</option>\
+         <object data=movie.swf><param name=q value=high><p>Fallback <b>text</b></p></object>",
+    );
+    assert_eq!(
+        blocks(&doc),
+        [
+            Block::text("Size M or Extra large Order Send"),
+            Block::text("Dear Sir"),
+            Block::text("Loose"),
+            Block::Paragraph(vec![
+                Inline::plain("Fallback "),
+                Inline::styled("text", Style::BOLD),
+            ]),
+        ]
+    );
+}
+
+#[test]
+fn svg_and_mathml_show_their_drawn_text() {
+    let doc = convert(
+        "<p>Chart<svg><title>icon</title><g>loose<text x=1>Sales <tspan>2024</tspan></text></g>\
+         <foreignObject><b>inside</b></foreignObject></svg></p>\
+         <p>So<math><mi>x</mi><mo>=</mo><mn>2</mn></math>holds\
+         <math><semantics><mi>y</mi><annotation encoding='application/x-tex'>y</annotation>\
+         </semantics></math>and<math alttext='z^2'><msup><mi>z</mi><mn>2</mn></msup></math></p>",
+    );
+    assert_eq!(
+        blocks(&doc),
+        [
+            Block::Paragraph(vec![
+                Inline::plain("Chart Sales 2024 "),
+                Inline::styled("inside", Style::BOLD),
+            ]),
+            Block::text("So x=2 holds y and z^2"),
+        ]
+    );
 }
 
 #[test]

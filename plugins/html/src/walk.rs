@@ -3,9 +3,12 @@
 //! Block-level elements (p, div, section, article, ...) only mark paragraph boundaries: their
 //! content is flattened into one list of blocks, as a reader sees the page. Lists, quotes and
 //! tables nest. Everything a reader never sees is skipped (`head`, `script`, `style`,
-//! `noscript`, `template`, form controls, navigation (`nav`, `role=navigation|search`),
-//! `hidden` and `aria-hidden` elements, `display:none`). `role=menu` is kept: Bootstrap-style
-//! dropdowns use it for content lists.
+//! `noscript`, `template`, `datalist`, navigation (`nav`, `role=navigation|search`), `hidden`
+//! and `aria-hidden` elements, `display:none`). `role=menu` is kept: Bootstrap-style dropdowns
+//! use it for content lists.
+//!
+//! Form controls, SVG and MathML read as a browser draws them (see [`controls`]). An
+//! `<object>` is never rendered, so its fallback content reads in its place.
 //!
 //! The walk recurses, but never deeper than the depth limit: below it a subtree contributes its
 //! text only, gathered by an iterative traversal, so 100,000 nested `div`s cost neither stack
@@ -17,6 +20,7 @@ use crate::links;
 use quire_plugin_api::datauri;
 use quire_plugin_api::{Block, Image, Inline, List, ListItem, Result, Style};
 
+mod controls;
 mod table;
 
 /// A hard ceiling on recursion whatever the configured limit (each level costs a few stack
@@ -44,6 +48,9 @@ pub struct Walker<'d> {
     strike: u32,
     /// Inside a heading or table cell: block boundaries become spaces.
     inline_only: u32,
+    /// Inside SVG graphics, where text nodes are not drawn (outside `<text>` and
+    /// `<foreignObject>`).
+    svg_hides_text: bool,
     visited: usize,
     pub first_h1: Option<String>,
     pub depth_cut: bool,
@@ -66,6 +73,7 @@ impl<'d> Walker<'d> {
             italic: 0,
             strike: 0,
             inline_only: 0,
+            svg_hides_text: false,
             visited: 0,
             first_h1: None,
             depth_cut: false,
@@ -126,7 +134,9 @@ impl<'d> Walker<'d> {
         };
         let element = match &node.data {
             NodeData::Text(text) => {
-                flow.inlines.text(text, self.style());
+                if !self.svg_hides_text {
+                    flow.inlines.text(text, self.style());
+                }
                 return Ok(());
             }
             NodeData::Element(element) => element,
@@ -137,11 +147,7 @@ impl<'d> Walker<'d> {
             return Ok(());
         }
         let Some(name) = element.html_name() else {
-            // SVG and MathML: only MathML's text alternative is worth keeping.
-            if let Some(alt) = element.attr("alttext") {
-                flow.inlines.text(alt, self.style());
-            }
-            return Ok(());
+            return self.foreign(id, element, flow, depth);
         };
         if depth >= self.max_depth {
             self.depth_cut = true;
@@ -150,9 +156,31 @@ impl<'d> Walker<'d> {
         }
         match &**name {
             "head" | "script" | "style" | "noscript" | "template" | "title" | "meta" | "link"
-            | "base" | "iframe" | "frame" | "frameset" | "object" | "embed" | "canvas"
-            | "audio" | "video" | "map" | "select" | "option" | "datalist" | "button" | "input"
-            | "textarea" | "nav" | "svg" | "math" | "param" | "source" | "track" => {}
+            | "base" | "iframe" | "frame" | "frameset" | "embed" | "canvas" | "audio" | "video"
+            | "map" | "datalist" | "nav" | "param" | "source" | "track" => {}
+            "button" => {
+                flow.inlines.soft_space();
+                self.children(id, flow, depth)?;
+                flow.inlines.soft_space();
+            }
+            "select" => self.select(id, flow),
+            // A plugin's content is never shown, so its fallback stands in for it, as an
+            // image's alt text does (`param`s are skipped).
+            "object" => self.children(id, flow, depth)?,
+            "input" => {
+                let label = element.attr("type").is_some_and(|t| {
+                    ["submit", "reset", "button"]
+                        .iter()
+                        .any(|k| t.trim().eq_ignore_ascii_case(k))
+                });
+                if let Some(value) = element.attr("value").filter(|_| label) {
+                    self.inline_label(value, flow);
+                }
+            }
+            "textarea" => {
+                let text = self.text_content(id);
+                self.inline_label(&text, flow);
+            }
             "br" => {
                 if self.inline_only > 0 {
                     flow.inlines.soft_space();
@@ -249,7 +277,7 @@ impl<'d> Walker<'d> {
             | "address" | "figure" | "figcaption" | "center" | "hgroup" | "form" | "fieldset"
             | "legend" | "details" | "summary" | "dialog" | "body" | "html" | "caption" | "tr"
             | "td" | "th" | "thead" | "tbody" | "tfoot" | "search" | "dl" | "noframes"
-            | "optgroup" => self.block_children(id, flow, depth)?,
+            | "optgroup" | "option" => self.block_children(id, flow, depth)?,
             _ => self.children(id, flow, depth)?,
         }
         Ok(())

@@ -42,7 +42,7 @@ impl Runs {
         }
     }
 
-    fn space(&mut self) {
+    pub fn space(&mut self) {
         if !self.ends_with_space() {
             self.push(" ", Style::PLAIN);
         }

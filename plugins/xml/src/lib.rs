@@ -9,6 +9,7 @@ mod names;
 mod render;
 mod table;
 pub mod tree;
+mod xbrl;
 
 use quire_plugin_api::{
     register_converter, text, Context, Converter, ConverterDescriptor, Document, DocumentKind,
@@ -75,7 +76,11 @@ impl Converter for XmlConverter {
             let mut check = || ctx_ref.check();
             let mut renderer = render::Renderer::new(&mut check, render::is_document(&roots));
             for root in &roots {
-                renderer.element(root, 1)?;
+                if xbrl::is_instance(root) {
+                    xbrl::render(&mut renderer, root)?;
+                } else {
+                    renderer.element(root, 1)?;
+                }
             }
             renderer.finish()
         };

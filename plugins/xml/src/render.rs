@@ -6,12 +6,14 @@
 //!   title's owner sits one level below it (so an article title is `#`, its sections `##`);
 //! - an element with text of its own (mixed content) is a paragraph of inline runs, split
 //!   where a list or table sits inside it;
-//! - `table` with `tr`/`td` or CALS `row`/`entry` is a table; `list`/`ul`/`ol` a list;
+//! - `table` with `tr`/`td`, CALS `row`/`entry` or TEI `row`/`cell` is a table, after the
+//!   caption it holds itself (`title`, `caption`, `head`); `list`/`ul`/`ol` a list;
 //! - citations and MathML are flattened into one paragraph;
 //! - a leaf element with a prose name (`p`, `para`, `description`…) is a paragraph, any other
 //!   leaf a `name: value` list item; sibling records with only leaf children (`<country>`
 //!   with `<name>`, `<capital>`) form a table; other data containers nest as lists;
 //! - text that is escaped HTML (RSS descriptions) is reduced to plain paragraphs.
+//! - an XBRL instance is rendered by `xbrl.rs`: its facts as a table.
 //!
 //! Whether the document reads as a document or as data is decided once, for the whole tree
 //! ([`is_document`]): when prose (mixed content, prose-named leaves, escaped HTML) holds more
@@ -74,21 +76,30 @@ impl<'c> Renderer<'c> {
         }
     }
 
-    fn push(&mut self, block: Block) {
+    pub fn push(&mut self, block: Block) {
         self.flush();
         self.out.push(block);
     }
 
-    /// Renders `el` as a block (or blocks) at heading `level`.
-    pub fn element(&mut self, el: &Element<'_>, level: u8) -> Result<()> {
+    /// Counts one element visited; every 2,048th checks the job's deadline and cancellation.
+    pub fn tick(&mut self) -> Result<()> {
         self.visited += 1;
         if self.visited.is_multiple_of(2048) {
             (self.check)()?;
         }
+        Ok(())
+    }
+
+    /// Renders `el` as a block (or blocks) at heading `level`.
+    pub fn element(&mut self, el: &Element<'_>, level: u8) -> Result<()> {
+        self.tick()?;
         if el.is(names::TITLE) && (el.has_text || el.is_leaf()) {
             return self.heading(el, level);
         }
         if el.is(names::TABLE) {
+            if let Some(caption) = table::caption(el) {
+                self.push(Block::Paragraph(caption));
+            }
             if let Some(t) = table::build(el) {
                 self.push(Block::Table(t));
             }

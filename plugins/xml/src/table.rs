@@ -1,12 +1,29 @@
-//! Tables from XHTML-style (`tr`/`td`/`th`) and CALS/OASIS (`tgroup`/`row`/`entry`) markup.
+//! Tables from XHTML-style (`tr`/`td`/`th`), CALS/OASIS (`tgroup`/`row`/`entry`) and TEI
+//! (`row`/`cell`, `role="label"` header rows, `cols`/`rows` spans) markup, with the caption a
+//! table element holds itself (XHTML `caption`, DocBook `title`/`caption`, TEI `head`).
 
 use crate::inline::{flatten, Runs};
 use crate::tree::Element;
-use quire_plugin_api::{Cell, Style, Table};
+use quire_plugin_api::{Cell, Inline, Style, Table};
 
 /// Rows above this many are dropped from one table (the text stays in the JSON tree).
 const MAX_ROWS: usize = 100_000;
 const MAX_SPAN: u32 = 1_000;
+
+/// The caption a table element holds as its own child (`<table><title>…</title><tgroup>…`),
+/// as one paragraph's runs; `None` when it has none. JATS and DocBook figures put the caption
+/// beside the table instead (`table-wrap/caption`), where the renderer reads it as text.
+pub fn caption(table: &Element<'_>) -> Option<Vec<Inline>> {
+    let mut runs = Runs::default();
+    for c in table
+        .elements()
+        .filter(|c| matches!(c.local(), "caption" | "title" | "head"))
+    {
+        runs.space();
+        flatten(c, false, Style::PLAIN, &mut runs);
+    }
+    runs.has_text().then(|| runs.finish())
+}
 
 /// Builds a table from a `table` element; `None` when it has no rows.
 pub fn build(table: &Element<'_>) -> Option<Table> {
@@ -26,8 +43,12 @@ pub fn build(table: &Element<'_>) -> Option<Table> {
                 .collect()
         })
         .collect();
-    // Header rows: those in <thead> at the top, else a first row made only of <th>.
-    let mut header = rows.iter().take_while(|(_, in_head)| *in_head).count();
+    // Header rows: those in <thead> (or TEI's `role="label"` rows) at the top, else a first
+    // row made only of <th>.
+    let mut header = rows
+        .iter()
+        .take_while(|(row, in_head)| *in_head || row.attr("role") == Some("label"))
+        .count();
     if header == 0 {
         let first_all_th = rows[0]
             .0
@@ -45,7 +66,7 @@ pub fn build(table: &Element<'_>) -> Option<Table> {
 }
 
 fn is_cell(local: &str) -> bool {
-    matches!(local, "td" | "th" | "entry")
+    matches!(local, "td" | "th" | "entry" | "cell")
 }
 
 fn collect_rows<'a, 'b>(
@@ -84,10 +105,11 @@ fn cell(c: &Element<'_>, colnames: &[String]) -> Cell {
     flatten(c, false, Style::PLAIN, &mut runs);
     let mut cell = Cell::new(runs.finish());
     let num = |name: &str| c.attr(name).and_then(|v| v.trim().parse::<u32>().ok());
-    if let Some(span) = num("colspan") {
+    // XHTML `colspan`/`rowspan`, TEI `cols`/`rows`
+    if let Some(span) = num("colspan").or_else(|| num("cols")) {
         cell.colspan = span.clamp(1, MAX_SPAN);
     }
-    if let Some(span) = num("rowspan") {
+    if let Some(span) = num("rowspan").or_else(|| num("rows")) {
         cell.rowspan = span.clamp(1, MAX_SPAN);
     }
     if let Some(more) = num("morerows") {

@@ -306,3 +306,108 @@ fn data_xml_keeps_names_and_a_wrapper_names_its_value() {
     assert!(lines.contains(&"year: 1937".to_owned()), "{lines:?}");
     assert!(!lines.iter().any(|x| x.contains("style")), "{lines:?}");
 }
+
+#[test]
+fn tei_tables_and_captions_held_by_the_table() {
+    let b = blocks(
+        "<TEI><text><body><p>Before.</p>\
+         <table><head>Planets</head><row role='label'><cell>Name</cell><cell>Moons</cell></row>\
+         <row><cell cols='2'>none</cell></row><row><cell>Mars</cell><cell>2</cell></row></table>\
+         <table><title>Demonstration of <emphasis>simple</emphasis> tables.</title><tgroup cols='1'>\
+         <tbody><row><entry>x</entry></row></tbody></tgroup></table></body></text></TEI>",
+    );
+    assert_eq!(b[0], Block::text("Before."), "{b:#?}");
+    assert_eq!(b[1], Block::text("Planets"), "{b:#?}");
+    let Block::Table(t) = &b[2] else {
+        panic!("{b:#?}")
+    };
+    assert_eq!(t.header_rows, 1);
+    assert_eq!(t.rows.len(), 3);
+    assert_eq!(text_of(&t.rows[0][1].content), "Moons");
+    assert_eq!(
+        (text_of(&t.rows[1][0].content), t.rows[1][0].colspan),
+        ("none".to_owned(), 2)
+    );
+    let Block::Paragraph(caption) = &b[3] else {
+        panic!("{b:#?}")
+    };
+    assert_eq!(text_of(caption), "Demonstration of simple tables.");
+    assert!(
+        matches!(&b[4], Block::Table(t) if t.rows.len() == 1),
+        "{b:#?}"
+    );
+}
+
+#[test]
+fn xbrl_facts_read_as_a_table_with_their_periods() {
+    let doc = convert(
+        "<xbrl xmlns='http://www.xbrl.org/2003/instance' xmlns:dei='d' xmlns:us-gaap='u' \
+         xmlns:xbrldi='x' xmlns:iso4217='i'>\
+         <context id='c0'><entity><identifier scheme='cik'>0000918573</identifier></entity>\
+         <period><startDate>2025-04-01</startDate><endDate>2025-12-31</endDate></period></context>\
+         <context id='c1'><entity><identifier scheme='cik'>0000918573</identifier><segment>\
+         <xbrldi:explicitMember dimension='us-gaap:ClassAxis'>us-gaap:SeriesBPreferredStockMember</xbrldi:explicitMember>\
+         </segment></entity><period><instant>2025-12-31</instant></period></context>\
+         <unit id='usd'><measure>iso4217:USD</measure></unit>\
+         <unit id='ps'><divide><unitNumerator><measure>iso4217:USD</measure></unitNumerator>\
+         <unitDenominator><measure>shares</measure></unitDenominator></divide></unit>\
+         <dei:DocumentType contextRef='c0'>10-Q</dei:DocumentType>\
+         <dei:EntityRegistrantName contextRef='c0'>GROOVE BOTANICALS, INC.</dei:EntityRegistrantName>\
+         <dei:DocumentPeriodEndDate contextRef='c0'>2025-12-31</dei:DocumentPeriodEndDate>\
+         <us-gaap:Cash contextRef='c1' unitRef='usd' decimals='0'>24896</us-gaap:Cash>\
+         <us-gaap:EarningsPerShareBasic contextRef='c0' unitRef='ps'>0.10</us-gaap:EarningsPerShareBasic>\
+         <us-gaap:Liabilities contextRef='c1' unitRef='usd' xsi:nil='true'/>\
+         <us-gaap:NatureOfOperationsTextBlock contextRef='c0'>&lt;p&gt;We sell botanicals and \
+         plan to assemble a portfolio of battery technologies.&lt;/p&gt;</us-gaap:NatureOfOperationsTextBlock>\
+         </xbrl>",
+    )
+    .unwrap();
+    assert_eq!(
+        doc.metadata.title.as_deref(),
+        Some("10-Q GROOVE BOTANICALS, INC. 2025-12-31")
+    );
+    let b = &doc.parts[0].blocks;
+    assert_eq!(
+        b[0],
+        Block::heading(1, "10-Q GROOVE BOTANICALS, INC. 2025-12-31")
+    );
+    let Block::Table(t) = &b[1] else {
+        panic!("{b:#?}")
+    };
+    let rows: Vec<Vec<String>> = t
+        .rows
+        .iter()
+        .map(|r| r.iter().map(|c| text_of(&c.content)).collect())
+        .collect();
+    let row = |a: &str, b: &str, c: &str| vec![a.to_owned(), b.to_owned(), c.to_owned()];
+    assert_eq!(
+        rows,
+        vec![
+            row("Concept", "Period", "Value"),
+            row("Document Type", "2025-04-01 – 2025-12-31", "10-Q"),
+            row(
+                "Entity Registrant Name",
+                "2025-04-01 – 2025-12-31",
+                "GROOVE BOTANICALS, INC."
+            ),
+            row(
+                "Document Period End Date",
+                "2025-04-01 – 2025-12-31",
+                "2025-12-31"
+            ),
+            row("Cash", "2025-12-31, Series B Preferred Stock", "24896 USD"),
+            row(
+                "Earnings Per Share Basic",
+                "2025-04-01 – 2025-12-31",
+                "0.10 USD / shares"
+            ),
+        ]
+    );
+    assert_eq!(t.header_rows, 1);
+    assert_eq!(
+        b[2],
+        Block::text("We sell botanicals and plan to assemble a portfolio of battery technologies."),
+        "{b:#?}"
+    );
+    assert_eq!(b.len(), 3, "no context or unit shown as text: {b:#?}");
+}
