@@ -250,12 +250,18 @@ async fn part_count(file: &super::upload::Upload, converter: &str) -> Option<u32
     } else {
         pptx_slides
     };
+    // A reader bug must never cost more than this check: a panic counts as "cannot tell".
+    let guarded = move |src: &mut dyn Source| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| count(src)))
+            .ok()
+            .flatten()
+    };
     let started = std::time::Instant::now();
     let total = match file {
-        super::upload::Upload::Memory(bytes) => count(&mut std::io::Cursor::new(&bytes[..])),
+        super::upload::Upload::Memory(bytes) => guarded(&mut std::io::Cursor::new(&bytes[..])),
         super::upload::Upload::Disk(part) => {
             let path = part.path().to_path_buf();
-            tokio::task::spawn_blocking(move || count(&mut std::fs::File::open(path).ok()?))
+            tokio::task::spawn_blocking(move || guarded(&mut std::fs::File::open(path).ok()?))
                 .await
                 .ok()
                 .flatten()

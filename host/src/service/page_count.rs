@@ -801,6 +801,21 @@ mod tests {
         assert_eq!(pdf_pages(&mut Cursor::new(b"startxref 0".to_vec())), None);
     }
 
+    /// Every byte of a valid file changed, one at a time, to a few telling values: nothing
+    /// panics (the upload check runs in the API process), and a count given is at most two digits (one byte can make `/Count 3` read `/Count 39`).
+    #[test]
+    fn any_single_byte_damage_gives_the_count_or_none() {
+        let pdf = classic(3, "\n");
+        for at in 0..pdf.len() {
+            for b in [b'0', b'9', b' ', b'/', b'<', b'>', b'[', 0x00, 0xff] {
+                let mut bad = pdf.clone();
+                bad[at] = b;
+                let got = pdf_pages(&mut Cursor::new(bad));
+                assert!(got.is_none_or(|n| n <= 99), "byte {at} to {b}: {got:?}");
+            }
+        }
+    }
+
     #[test]
     fn slide_ids_are_counted() {
         let xml = br#"<p:presentation><p:sldIdLst><p:sldId id="256" r:id="rId2"/><p:sldId id="257" r:id="rId3"></p:sldId><sldId id="1"/></p:sldIdLst></p:presentation>"#;
