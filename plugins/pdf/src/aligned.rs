@@ -364,6 +364,7 @@ fn column_gaps(spans: &[(f32, f32)], size: f32) -> Vec<(f32, f32)> {
 mod tests {
     use super::*;
     use crate::geom::Rect;
+    use crate::testkit::cell_texts as texts;
 
     /// A line of cells: each `(x, text)` is one cell starting at `x`, words 5 pt per char.
     fn line(y: f32, cells: &[(f32, &str)]) -> Line {
@@ -395,20 +396,6 @@ mod tests {
             bold: false,
             italic: false,
         }
-    }
-
-    fn texts(t: &Table) -> Vec<Vec<String>> {
-        t.rows
-            .iter()
-            .map(|r| {
-                r.iter()
-                    .map(|c| match c.content.first() {
-                        Some(Inline::Text { text, .. }) => text.clone(),
-                        _ => String::new(),
-                    })
-                    .collect()
-            })
-            .collect()
     }
 
     #[test]

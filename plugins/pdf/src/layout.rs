@@ -715,32 +715,9 @@ fn make_line(mut runs: Vec<Run>) -> Line {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::Word;
 
-    /// A run of words 5 pt a character, 10 pt high, starting at `x`, top at `y`.
     fn run(x: f32, y: f32, text: &str) -> Item {
-        let mut words = Vec::new();
-        let mut at = x;
-        for t in text.split_whitespace() {
-            let w = 5.0 * t.chars().count() as f32;
-            words.push(Word {
-                text: t.to_string(),
-                rect: Rect::new(at, y, at + w, y + 10.0),
-                size: 10.0,
-                bold: false,
-                italic: false,
-                space_before: true,
-            });
-            at += w + 2.5;
-        }
-        Item::Run(Run {
-            rect: Rect::new(x, y, at - 2.5, y + 10.0),
-            words,
-            baseline: y + 8.0,
-            size: 10.0,
-            rtl: false,
-            chars: text.chars().count(),
-        })
+        crate::testkit::run(x, y, text, 5.0)
     }
 
     fn texts(regions: &[Region]) -> Vec<Vec<String>> {

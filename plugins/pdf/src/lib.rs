@@ -25,6 +25,8 @@ mod layout;
 mod meta;
 mod scan;
 mod tables;
+#[cfg(test)]
+mod testkit;
 mod unicode_map;
 
 use quire_plugin_api::{

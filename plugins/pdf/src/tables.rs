@@ -484,47 +484,10 @@ fn positions(values: impl Iterator<Item = f32>) -> Vec<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::glyphs::Run;
+    use crate::testkit::cell_texts as texts;
 
-    /// A run of words 6 pt a character, 10 pt high, starting at `x`, top at `y`.
     fn run(x: f32, y: f32, text: &str) -> Item {
-        let mut words = Vec::new();
-        let mut at = x;
-        for t in text.split_whitespace() {
-            let w = 6.0 * t.chars().count() as f32;
-            words.push(Word {
-                text: t.to_string(),
-                rect: Rect::new(at, y, at + w, y + 10.0),
-                size: 10.0,
-                bold: false,
-                italic: false,
-                space_before: true,
-            });
-            at += w + 3.0;
-        }
-        let rect = Rect::new(x, y, at - 3.0, y + 10.0);
-        Item::Run(Run {
-            words,
-            rect,
-            baseline: y + 8.0,
-            size: 10.0,
-            rtl: false,
-            chars: text.chars().count(),
-        })
-    }
-
-    fn texts(t: &Table) -> Vec<Vec<String>> {
-        t.rows
-            .iter()
-            .map(|r| {
-                r.iter()
-                    .map(|c| match c.content.first() {
-                        Some(Inline::Text { text, .. }) => text.clone(),
-                        _ => String::new(),
-                    })
-                    .collect()
-            })
-            .collect()
+        crate::testkit::run(x, y, text, 6.0)
     }
 
     #[test]
