@@ -383,7 +383,6 @@ async fn orphaned_objects_are_swept() {
 /// aborted uploads leave neither an object nor an incomplete upload.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn large_refused_and_aborted_uploads_leave_no_debris() {
-    use tokio::io::AsyncWriteExt;
     let bucket = bucket().await;
     let mut s = TestServer::start_with(
         StoreKind::Embedded,
@@ -414,18 +413,7 @@ async fn large_refused_and_aborted_uploads_leave_no_debris() {
     assert_eq!(r.status(), 413);
 
     // A client that goes away mid-body.
-    let addr = s.base.trim_start_matches("http://").to_string();
-    let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
-    let boundary = "XyZ";
-    let head = format!(
-        "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.txt\"\r\n\r\n"
-    );
-    let request = format!(
-        "POST /api/v1/jobs HTTP/1.1\r\nHost: {addr}\r\nContent-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: 25000000\r\n\r\n{head}"
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    stream.write_all(&vec![b'a'; 12_000_000]).await.unwrap();
-    stream.flush().await.unwrap();
+    let stream = support::partial_upload(&s.base, 25_000_000, 12_000_000).await;
     drop(stream);
     let start = Instant::now();
     while !files_in(&s.config.upload_dir).is_empty() {

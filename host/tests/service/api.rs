@@ -866,20 +866,8 @@ async fn retention_on_redis_expires_keys_and_files() {
 }
 
 both_stores!(aborted_uploads_leave_no_file, |kind| async move {
-    use tokio::io::AsyncWriteExt;
     let mut s = TestServer::start(kind).await;
-    let addr = s.base.trim_start_matches("http://").to_string();
-    let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
-    let boundary = "XyZ";
-    let head = format!(
-        "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.txt\"\r\n\r\n"
-    );
-    let request = format!(
-        "POST /api/v1/jobs HTTP/1.1\r\nHost: {addr}\r\nContent-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: 50000000\r\n\r\n{head}"
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    stream.write_all(&vec![b'a'; 2_000_000]).await.unwrap();
-    stream.flush().await.unwrap();
+    let stream = partial_upload(&s.base, 50_000_000, 2_000_000).await;
     // The partial upload exists while the body streams in...
     let start = std::time::Instant::now();
     while files_in(&s.config.upload_dir).is_empty() && start.elapsed() < Duration::from_secs(5) {

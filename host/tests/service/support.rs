@@ -227,6 +227,25 @@ pub fn multipart(parts: &[FormPart<'_>]) -> (String, Vec<u8>) {
     (format!("multipart/form-data; boundary={boundary}"), body)
 }
 
+/// Starts a multipart upload of a file named `big.txt` that declares `declared` bytes and
+/// sends `sent` of them; the caller drops the stream to go away mid-body.
+pub async fn partial_upload(base: &str, declared: usize, sent: usize) -> tokio::net::TcpStream {
+    use tokio::io::AsyncWriteExt;
+    let addr = base.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let boundary = "XyZ";
+    let head = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.txt\"\r\n\r\n"
+    );
+    let request = format!(
+        "POST /api/v1/jobs HTTP/1.1\r\nHost: {addr}\r\nContent-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: {declared}\r\n\r\n{head}"
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    stream.write_all(&vec![b'a'; sent]).await.unwrap();
+    stream.flush().await.unwrap();
+    stream
+}
+
 /// Files in a directory (for "nothing left behind" checks).
 pub fn files_in(dir: &std::path::Path) -> Vec<String> {
     std::fs::read_dir(dir)
