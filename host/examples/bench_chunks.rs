@@ -21,7 +21,7 @@ use quire::registry::Registry;
 use quire::render::chunks::{self, ChunkOptions};
 use quire::render::tokenize::{self, TokenCounter, TokenizerSpec};
 use quire_plugin_api::{Block, Cell, Document, DocumentKind, Part, PluginConfig, Table};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// A counter that counts only: the chunker counts every chunk again whole.
@@ -50,10 +50,7 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|v| v.parse().ok())
         .unwrap_or(5);
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf();
+    let root = quire_testkit::workspace();
     let mut config = PluginConfig {
         runtime_dir: root.join("vendor-runtime"),
         ..PluginConfig::default()

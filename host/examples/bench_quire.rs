@@ -8,7 +8,7 @@ use quire::pipeline::{ConvertControl, ConvertRequest, Engine, OutputFormat};
 use quire::registry::Registry;
 use quire_plugin_api::PluginConfig;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 fn main() -> std::process::ExitCode {
@@ -34,10 +34,7 @@ fn main() -> std::process::ExitCode {
         }
         i += 2;
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf();
+    let root = quire_testkit::workspace();
     let mut config = PluginConfig {
         runtime_dir: root.join("vendor-runtime"),
         ..PluginConfig::default()

@@ -756,7 +756,7 @@ mod tests {
     /// `config.toml` in the repository documents every setting with its default.
     #[test]
     fn repository_config_toml_documents_every_default() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../config.toml");
+        let path = quire_testkit::workspace().join("config.toml");
         let text = std::fs::read_to_string(&path).unwrap();
         for setting in SETTINGS {
             let key = setting.to_ascii_lowercase();

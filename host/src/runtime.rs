@@ -9,9 +9,14 @@
 //! 2. beside the executable: `<exe dir>/../lib/quire`, `<exe dir>/../share/quire`
 //!    (the release archive's layout and a packaged install's);
 //! 3. the system locations a package installs to: `/usr/local/lib/quire`, `/usr/lib/quire`;
-//! 4. `./vendor-runtime` in the working directory;
-//! 5. the source tree this binary was built from (`<workspace>/vendor-runtime`), so a
-//!    development build finds what `scripts/setup.sh` fetched wherever it is run.
+//! 4. `vendor-runtime` in the working directory or the nearest of its parents that has one
+//!    (a checkout, from any of its folders: the tests run in a crate's folder);
+//! 5. `vendor-runtime` in the nearest parent of the executable's folder that has one (a
+//!    checkout's own `target/`);
+//! 6. the source tree this binary was built from (`<workspace>/vendor-runtime`, fixed at
+//!    compile time), so a development build finds what `scripts/setup.sh` fetched wherever
+//!    it is run. It is last because it can be stale: cargo reuses a crate compiled in another
+//!    checkout that shares its target folder, and that checkout may be gone.
 
 use std::path::{Path, PathBuf};
 
@@ -21,23 +26,40 @@ const CHECKOUT_DIR: &str = "vendor-runtime";
 /// Every place looked at, in order, for a runtime folder that was not set explicitly.
 pub fn candidates() -> Vec<PathBuf> {
     let mut out = Vec::new();
-    if let Some(dir) = std::env::current_exe()
+    let exe_dir = std::env::current_exe()
         .ok()
         .and_then(|exe| exe.canonicalize().ok())
-        .and_then(|exe| exe.parent().map(Path::to_path_buf))
-    {
+        .and_then(|exe| exe.parent().map(Path::to_path_buf));
+    if let Some(dir) = &exe_dir {
         out.push(dir.join("../lib/quire"));
         out.push(dir.join("../share/quire"));
     }
     out.push(PathBuf::from("/usr/local/lib/quire"));
     out.push(PathBuf::from("/usr/lib/quire"));
     out.push(PathBuf::from(".").join(CHECKOUT_DIR));
+    let cwd = std::env::current_dir().ok();
+    out.extend(
+        [cwd, exe_dir]
+            .iter()
+            .flatten()
+            .map(PathBuf::as_path)
+            .filter_map(nearest_checkout_dir),
+    );
     out.push(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("..")
             .join(CHECKOUT_DIR),
     );
     out
+}
+
+/// `vendor-runtime` in the nearest parent of `start` that has one (not in `start` itself).
+fn nearest_checkout_dir(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .skip(1)
+        .map(|dir| dir.join(CHECKOUT_DIR))
+        .find(|dir| dir.is_dir())
 }
 
 /// The runtime folder: `explicit` when set (non-empty), else the first candidate that holds
@@ -161,6 +183,21 @@ mod tests {
             .position(|p| p == Path::new("/usr/lib/quire"))
             .unwrap();
         assert!(exe < system && system < cwd, "{c:?}");
+    }
+
+    #[test]
+    fn a_checkout_is_found_from_any_folder_inside_it() {
+        let root = tempfile::tempdir().unwrap();
+        let deep = root.path().join("plugins/pdf/tests");
+        std::fs::create_dir_all(&deep).unwrap();
+        assert_eq!(nearest_checkout_dir(&deep), None);
+        std::fs::create_dir_all(root.path().join(CHECKOUT_DIR)).unwrap();
+        assert_eq!(
+            nearest_checkout_dir(&deep),
+            Some(root.path().join(CHECKOUT_DIR))
+        );
+        // The folder itself is `./vendor-runtime`, listed on its own.
+        assert_eq!(nearest_checkout_dir(root.path()), None);
     }
 
     #[test]

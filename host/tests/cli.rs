@@ -668,7 +668,7 @@ fn the_log_tells_readiness_rejections_and_failures() {
 /// mistakes are status 2 with nothing written.
 #[test]
 fn image_modes_pages_and_passwords_on_the_command_line() {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/options");
+    let fixtures = quire_testkit::workspace().join("host/tests/fixtures/options");
     let dir = tempfile::tempdir().unwrap();
     // A Markdown input with one picture.
     let mut png = Vec::new();

@@ -183,12 +183,7 @@ async fn api_and_worker_hosts_share_only_redis_and_the_bucket() {
     assert!(files_in(&api.config.upload_dir).is_empty());
     final_job(&api, &id).await;
 
-    let r = api
-        .client
-        .get(api.url(&format!("/api/v1/jobs/{id}/result")))
-        .send()
-        .await
-        .unwrap();
+    let r = api.get(&format!("/api/v1/jobs/{id}/result")).await;
     assert_eq!(r.status(), 200);
     assert_eq!(r.headers()["content-type"], "text/markdown; charset=utf-8");
     assert_eq!(
@@ -255,12 +250,7 @@ async fn a_missing_result_object_is_the_contracts_404() {
             big_markdown("Gone").len() as u64
         )]
     );
-    let r = s
-        .client
-        .get(s.url(&format!("/api/v1/jobs/{id}/result")))
-        .send()
-        .await
-        .unwrap();
+    let r = s.get(&format!("/api/v1/jobs/{id}/result")).await;
     assert_eq!(r.status(), 404);
     let v: serde_json::Value = r.json().await.unwrap();
     assert_eq!(v["detail"], "Result file not found");
@@ -340,12 +330,7 @@ async fn retention_removes_the_objects() {
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    let r = s
-        .client
-        .get(s.url(&format!("/api/v1/jobs/{id}")))
-        .send()
-        .await
-        .unwrap();
+    let r = s.get(&format!("/api/v1/jobs/{id}")).await;
     assert_eq!(r.status(), 404);
     s.stop().await;
 }

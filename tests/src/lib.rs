@@ -4,13 +4,7 @@
 use quire_plugin_api::PluginConfig;
 use std::path::{Path, PathBuf};
 
-/// The workspace's root folder.
-pub fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+pub use quire_testkit::workspace;
 
 /// The shared corpus (`QUIRE_CORPUS`, else `../shared/corpus` beside the workspace), when it
 /// is there.

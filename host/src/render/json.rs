@@ -586,10 +586,8 @@ mod tests {
 
     fn validate(value: &Value) {
         let kind = value["content"]["type"].as_str().unwrap();
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schemas/");
-        let schema: Value =
-            serde_json::from_str(&std::fs::read_to_string(format!("{path}{kind}.json")).unwrap())
-                .unwrap();
+        let path = quire_testkit::workspace().join(format!("host/schemas/{kind}.json"));
+        let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         let validator = jsonschema::validator_for(&schema).unwrap();
         let errors: Vec<String> = validator
             .iter_errors(value)

@@ -56,12 +56,7 @@ both_stores!(job_completes_and_result_downloads, |kind| async move {
     assert_eq!(meta["input_bytes"], 28);
     assert!(meta["output_bytes"].as_u64().unwrap() > 0);
     assert!(meta["duration_ms"].is_u64());
-    let r = s
-        .client
-        .get(s.url(&format!("/api/v1/jobs/{md}/result")))
-        .send()
-        .await
-        .unwrap();
+    let r = s.get(&format!("/api/v1/jobs/{md}/result")).await;
     assert_eq!(r.status(), 200);
     assert_eq!(r.headers()["content-type"], "text/markdown; charset=utf-8");
     assert_eq!(
@@ -73,12 +68,7 @@ both_stores!(job_completes_and_result_downloads, |kind| async move {
 
     let job = s.wait_final(&json, WAIT).await;
     assert_eq!(job["status"], "completed");
-    let r = s
-        .client
-        .get(s.url(&format!("/api/v1/jobs/{json}/result")))
-        .send()
-        .await
-        .unwrap();
+    let r = s.get(&format!("/api/v1/jobs/{json}/result")).await;
     assert_eq!(
         r.headers()["content-type"],
         "application/json; charset=utf-8"
@@ -133,12 +123,7 @@ both_stores!(non_ascii_names_get_an_rfc5987_filename, |kind| async move {
         .create("Übersicht (Q1) 'draft'.md", b"# Title\n\nBody", "md")
         .await;
     s.wait_final(&id, WAIT).await;
-    let r = s
-        .client
-        .get(s.url(&format!("/api/v1/jobs/{id}/result")))
-        .send()
-        .await
-        .unwrap();
+    let r = s.get(&format!("/api/v1/jobs/{id}/result")).await;
     assert_eq!(
         r.headers()["content-disposition"].to_str().unwrap(),
         "attachment; filename=\"_bersicht (Q1) 'draft'.md\"; filename*=UTF-8''%C3%9Cbersicht%20%28Q1%29%20%27draft%27.md"
@@ -155,12 +140,7 @@ both_stores!(
         let job = s.wait_final(&id, WAIT).await;
         assert_eq!(job["status"], "completed", "{job}");
         assert_eq!(job["file_name"], "back\\slash.txt", "{job}");
-        let r = s
-            .client
-            .get(s.url(&format!("/api/v1/jobs/{id}/result")))
-            .send()
-            .await
-            .unwrap();
+        let r = s.get(&format!("/api/v1/jobs/{id}/result")).await;
         assert_eq!(r.status(), 200);
         assert_eq!(
             r.headers()["content-disposition"].to_str().unwrap(),
@@ -359,15 +339,7 @@ both_stores!(
         assert!(text.contains(". Supported: "), "{text}");
         assert!(text.contains("TXT"), "{text}");
         assert!(files_in(&s.config.upload_dir).is_empty());
-        let depth = s
-            .client
-            .get(s.url("/metrics"))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let depth = s.get("/metrics").await.text().await.unwrap();
         assert!(depth.contains("quire_jobs_created_total 0"), "{depth}");
         s.stop().await;
     }
@@ -416,12 +388,7 @@ both_stores!(
         }
         // Still running: 400.
         let slow = s.create("slow.txt", b"QUIRE-FAULT:slow:3000", "md").await;
-        let r = s
-            .client
-            .get(s.url(&format!("/api/v1/jobs/{slow}/result")))
-            .send()
-            .await
-            .unwrap();
+        let r = s.get(&format!("/api/v1/jobs/{slow}/result")).await;
         assert_eq!(r.status(), 400);
         assert_eq!(
             r.json::<Value>().await.unwrap()["detail"],
@@ -431,12 +398,7 @@ both_stores!(
         let bad = s.create("bad.txt", b"QUIRE-FAULT:panic", "md").await;
         let job = s.wait_final(&bad, WAIT).await;
         assert_eq!(job["status"], "failed");
-        let r = s
-            .client
-            .get(s.url(&format!("/api/v1/jobs/{bad}/result")))
-            .send()
-            .await
-            .unwrap();
+        let r = s.get(&format!("/api/v1/jobs/{bad}/result")).await;
         assert_eq!(r.status(), 400);
         let detail = r.json::<Value>().await.unwrap()["detail"]
             .as_str()
@@ -449,12 +411,7 @@ both_stores!(
         // Completed but the file is gone: 404 "Result file not found".
         s.wait_final(&slow, WAIT).await;
         std::fs::remove_file(s.config.output_dir.join(format!("{slow}.md"))).unwrap();
-        let r = s
-            .client
-            .get(s.url(&format!("/api/v1/jobs/{slow}/result")))
-            .send()
-            .await
-            .unwrap();
+        let r = s.get(&format!("/api/v1/jobs/{slow}/result")).await;
         assert_eq!(r.status(), 404);
         assert_eq!(
             r.json::<Value>().await.unwrap()["detail"],
@@ -476,12 +433,7 @@ both_stores!(delete_removes_job_and_files, |kind| async move {
         .await
         .unwrap();
     assert_eq!(r.status(), 204);
-    let r = s
-        .client
-        .get(s.url(&format!("/api/v1/jobs/{id}")))
-        .send()
-        .await
-        .unwrap();
+    let r = s.get(&format!("/api/v1/jobs/{id}")).await;
     assert_eq!(r.status(), 404);
     let r = s
         .client
@@ -545,15 +497,7 @@ both_stores!(
 
 both_stores!(service_endpoints, |kind| async move {
     let mut s = TestServer::start(kind).await;
-    let h: Value = s
-        .client
-        .get(s.url("/api/v1/health"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let h: Value = s.get("/api/v1/health").await.json().await.unwrap();
     assert_eq!(h["status"], "healthy");
     assert_eq!(h["version"], env!("CARGO_PKG_VERSION"));
     assert!(h["uptime"].is_number());
@@ -582,15 +526,7 @@ both_stores!(service_endpoints, |kind| async move {
             .all(|p| p.as_str().unwrap().starts_with("OCR provider")),
         "only optional OCR providers may be reported while ready: {v}"
     );
-    let f: Value = s
-        .client
-        .get(s.url("/api/v1/formats"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let f: Value = s.get("/api/v1/formats").await.json().await.unwrap();
     assert!(
         f["input"]
             .as_array()
@@ -600,15 +536,7 @@ both_stores!(service_endpoints, |kind| async move {
         "{f}"
     );
     assert_eq!(f["output"], serde_json::json!(["md", "json"]));
-    let o: Value = s
-        .client
-        .get(s.url("/api/v1/openapi.json"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let o: Value = s.get("/api/v1/openapi.json").await.json().await.unwrap();
     assert!(o["openapi"].as_str().unwrap().starts_with("3."));
     for p in [
         "/api/v1/jobs",
@@ -797,11 +725,8 @@ async fn api_prefix_and_public_base_url_are_honoured() {
         404
     );
     let o: Value = s
-        .client
-        .get(s.url("/convert/v1/openapi.json"))
-        .send()
+        .get("/convert/v1/openapi.json")
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
@@ -824,12 +749,7 @@ async fn retention_removes_records_and_files() {
     assert_eq!(files_in(&s.config.output_dir).len(), 1);
     let start = std::time::Instant::now();
     loop {
-        let r = s
-            .client
-            .get(s.url(&format!("/api/v1/jobs/{id}")))
-            .send()
-            .await
-            .unwrap();
+        let r = s.get(&format!("/api/v1/jobs/{id}")).await;
         if r.status() == 404 {
             break;
         }
@@ -849,12 +769,7 @@ async fn retention_on_redis_expires_keys_and_files() {
     s.wait_final(&id, WAIT).await;
     let start = std::time::Instant::now();
     loop {
-        let r = s
-            .client
-            .get(s.url(&format!("/api/v1/jobs/{id}")))
-            .send()
-            .await
-            .unwrap();
+        let r = s.get(&format!("/api/v1/jobs/{id}")).await;
         if r.status() == 404 && files_in(&s.config.output_dir).is_empty() {
             break;
         }

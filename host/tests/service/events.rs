@@ -286,12 +286,7 @@ both_stores!(
         .await;
         assert_eq!(done.status, 204);
         let unknown = uuid::Uuid::new_v4().to_string();
-        let r = s
-            .client
-            .get(s.url(&format!("/api/v1/jobs/{unknown}/events")))
-            .send()
-            .await
-            .unwrap();
+        let r = s.get(&format!("/api/v1/jobs/{unknown}/events")).await;
         assert_eq!(r.status(), 404);
         assert_eq!(r.json::<Value>().await.unwrap()["detail"], "Job not found");
         s.stop().await;

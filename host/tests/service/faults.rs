@@ -225,12 +225,7 @@ async fn kill_9_of_a_worker_mid_job_loses_nothing() {
         "one final record, one webhook: {got:?}"
     );
     assert_eq!(got[0].json()["status"], "completed");
-    let r = s
-        .client
-        .get(s.url(&format!("/api/v1/jobs/{id}/result")))
-        .send()
-        .await
-        .unwrap();
+    let r = s.get(&format!("/api/v1/jobs/{id}/result")).await;
     assert_eq!(r.status(), 200);
     second.term();
     s.stop().await;
@@ -307,12 +302,7 @@ async fn restart_of_serve_on_the_embedded_store_loses_nothing() {
     assert_eq!(job["status"], "completed", "{job}");
     assert_eq!(job["metadata"]["attempts"], 2);
     assert_eq!(s.wait_final(&queued, WAIT).await["status"], "completed");
-    let r = s
-        .client
-        .get(s.url(&format!("/api/v1/jobs/{done}/result")))
-        .send()
-        .await
-        .unwrap();
+    let r = s.get(&format!("/api/v1/jobs/{done}/result")).await;
     assert_eq!(r.status(), 200);
     assert!(r
         .text()

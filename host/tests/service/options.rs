@@ -18,8 +18,8 @@ const WAIT: Duration = Duration::from_secs(60);
 const PASSWORD: &str = "Quire-opt-7391-secret";
 
 fn fixture(name: &str) -> Vec<u8> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/options")
+    let path = quire_testkit::workspace()
+        .join("host/tests/fixtures/options")
         .join(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -122,12 +122,7 @@ both_stores!(
         let links = image_links(&text);
         assert_eq!(links.len(), 1, "{text}");
         assert!(text.contains("![A red lighthouse](images/"), "{text}");
-        let r = s
-            .client
-            .get(s.url(&format!("/api/v1/jobs/{id}/{}", links[0])))
-            .send()
-            .await
-            .unwrap();
+        let r = s.get(&format!("/api/v1/jobs/{id}/{}", links[0])).await;
         assert_eq!(r.status(), 200);
         assert_eq!(r.headers()["content-type"], "image/png");
         assert_eq!(r.bytes().await.unwrap().as_ref(), png.as_slice());
@@ -137,20 +132,10 @@ both_stores!(
             ".hidden.png",
             "x.txt",
         ] {
-            let r = s
-                .client
-                .get(s.url(&format!("/api/v1/jobs/{id}/images/{bad}")))
-                .send()
-                .await
-                .unwrap();
+            let r = s.get(&format!("/api/v1/jobs/{id}/images/{bad}")).await;
             assert_eq!(r.status(), 404, "{bad}");
         }
-        let r = s
-            .client
-            .get(s.url(&format!("/api/v1/jobs/{id}/result?bundle=zip")))
-            .send()
-            .await
-            .unwrap();
+        let r = s.get(&format!("/api/v1/jobs/{id}/result?bundle=zip")).await;
         assert_eq!(r.status(), 200);
         assert_eq!(r.headers()["content-type"], "application/zip");
         assert!(r.headers()["content-disposition"]
@@ -173,12 +158,7 @@ both_stores!(
                 .unwrap();
             assert_eq!(data, png);
         }
-        let r = s
-            .client
-            .get(s.url(&format!("/api/v1/jobs/{id}/result?bundle=tar")))
-            .send()
-            .await
-            .unwrap();
+        let r = s.get(&format!("/api/v1/jobs/{id}/result?bundle=tar")).await;
         assert_eq!(r.status(), 422);
 
         // referenced JSON: links in the text, no images map; the files are served the same way.

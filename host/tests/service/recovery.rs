@@ -104,12 +104,7 @@ async fn delete_cancels(s: &TestServer, worker_pid: u32, rx: &Receiver) {
     eprintln!("DELETE of a running job: child gone after {gone:?}");
     // Whatever the worker does next must not bring anything back.
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    let r = s
-        .client
-        .get(s.url(&format!("/api/v1/jobs/{id}")))
-        .send()
-        .await
-        .unwrap();
+    let r = s.get(&format!("/api/v1/jobs/{id}")).await;
     assert_eq!(r.status(), 404);
     for dir in [&s.config.output_dir, &s.config.upload_dir] {
         let left: Vec<String> = files_in(dir)
@@ -309,11 +304,11 @@ fn many_page_pdf(pages: usize) -> Vec<u8> {
 async fn a_timed_out_conversion_does_not_leave_its_child_to_the_next_job() {
     let dir = tempfile::tempdir().unwrap();
     let config = test_config(StoreKind::Embedded, dir.path());
-    let runtime = concat!(env!("CARGO_MANIFEST_DIR"), "/../vendor-runtime");
+    let runtime = quire_testkit::runtime_dir().display().to_string();
     let env = [
         ("WORKERS", "1".to_string()),
         ("CONVERSION_TIMEOUT", "1".to_string()),
-        ("QUIRE_RUNTIME_DIR", runtime.to_string()),
+        ("QUIRE_RUNTIME_DIR", runtime),
     ];
     let mut serve = spawn("serve", dir.path(), &env);
     let s = remote(serve.addr.as_deref().unwrap(), dir, config);

@@ -31,6 +31,8 @@ pub fn test_config(kind: StoreKind, dir: &std::path::Path) -> Config {
         webhook_timeout: 5,
         conversion_timeout: 20,
         log_level: "warn".into(),
+        // Named, not discovered: the tests do not depend on where the binary was built.
+        quire_runtime_dir: quire_testkit::runtime_dir(),
         ..Config::default()
     };
     if kind == StoreKind::Redis {
@@ -157,12 +159,18 @@ impl TestServer {
         serde_json::from_str(&self.get_text(url).await).expect("json")
     }
 
-    pub async fn job(&self, id: &str) -> Value {
+    /// GET a path of this server (`/api/v1/...`), whatever the status.
+    pub async fn get(&self, path: &str) -> reqwest::Response {
         self.client
-            .get(self.url(&format!("/api/v1/jobs/{id}")))
+            .get(self.url(path))
             .send()
             .await
-            .expect("request")
+            .unwrap_or_else(|e| panic!("GET {path}: {e}"))
+    }
+
+    pub async fn job(&self, id: &str) -> Value {
+        self.get(&format!("/api/v1/jobs/{id}"))
+            .await
             .json()
             .await
             .expect("json")

@@ -11,9 +11,7 @@ fn main() {
     let dir = std::env::args()
         .nth(1)
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/docx")
-        });
+        .unwrap_or_else(|| quire_testkit::workspace().join("../shared/corpus/docx"));
     let Ok(entries) = std::fs::read_dir(&dir) else {
         eprintln!("no corpus at {}", dir.display());
         std::process::exit(1);

@@ -5,10 +5,10 @@
 mod support;
 
 use quire_plugin_api::{text::fold_whitespace, Context};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn corpus() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    let root = quire_testkit::workspace().join("../shared/corpus");
     root.join("expectations.jsonl").exists().then_some(root)
 }
 

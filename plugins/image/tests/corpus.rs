@@ -3,11 +3,10 @@
 
 use quire_plugin_api::{Context, Converter, ImageRules, Input};
 use quire_plugin_image::ImageConverter;
-use std::path::Path;
 
 #[test]
 fn corpus_images_convert() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    let root = quire_testkit::workspace().join("../shared/corpus");
     if !root.is_dir() {
         eprintln!("skipped: no corpus at {}", root.display());
         return;

@@ -51,8 +51,7 @@ fn main() {
     let mut provider_id = "provider_two".to_string();
     let mut show = false;
     let mut config = PluginConfig::default();
-    let workspace_models =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vendor-runtime/models");
+    let workspace_models = quire_testkit::runtime_dir().join("models");
     if !config.ocr.model_dir.exists() {
         config.ocr.model_dir = workspace_models;
     }

@@ -13,9 +13,7 @@ fn main() {
     let dir = std::env::args()
         .nth(1)
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../vendor-runtime/models")
-        });
+        .unwrap_or_else(|| quire_testkit::runtime_dir().join("models"));
     let cases: [(&str, &[[usize; 4]]); 3] = [
         ("PP-OCRv6_det_small.onnx", &[[1, 3, 960, 672]]),
         (

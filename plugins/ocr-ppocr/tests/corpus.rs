@@ -5,7 +5,7 @@
 
 use quire_ocr_ppocr::PpOcr;
 use quire_plugin_api::{OcrImage, OcrProvider, PluginConfig};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn corpus_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("QUIRE_CORPUS")
@@ -25,8 +25,7 @@ fn corpus_images_meet_their_ocr_expectations() {
         return;
     };
     let mut config = PluginConfig::default();
-    config.ocr.model_dir =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vendor-runtime/models");
+    config.ocr.model_dir = quire_testkit::runtime_dir().join("models");
     let Ok(ocr) = PpOcr::new(&config) else {
         eprintln!("SKIPPED: PP-OCR models not available");
         return;

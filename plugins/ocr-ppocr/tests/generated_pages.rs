@@ -8,12 +8,10 @@ mod testpages;
 
 use quire_ocr_ppocr::PpOcr;
 use quire_plugin_api::{OcrImage, OcrProvider, PluginConfig};
-use std::path::Path;
 
 fn provider() -> Option<PpOcr> {
     let mut config = PluginConfig::default();
-    config.ocr.model_dir =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vendor-runtime/models");
+    config.ocr.model_dir = quire_testkit::runtime_dir().join("models");
     match PpOcr::new(&config) {
         Ok(p) => Some(p),
         Err(e) => {

@@ -5,7 +5,6 @@ mod testpages;
 
 use quire_ocr_ppocr as _;
 use quire_plugin_api::{OcrImage, PluginConfig};
-use std::path::Path;
 
 fn descriptor() -> &'static quire_plugin_api::OcrProviderDescriptor {
     quire_plugin_api::ocr_provider_descriptors()
@@ -15,8 +14,7 @@ fn descriptor() -> &'static quire_plugin_api::OcrProviderDescriptor {
 
 fn config() -> PluginConfig {
     let mut config = PluginConfig::default();
-    config.ocr.model_dir =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vendor-runtime/models");
+    config.ocr.model_dir = quire_testkit::runtime_dir().join("models");
     config
 }
 

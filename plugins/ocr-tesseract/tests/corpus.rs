@@ -7,11 +7,10 @@ use quire_plugin_api::{
     text::fold_whitespace, Context, Converter, ImageRules, Input, PluginConfig,
 };
 use quire_plugin_image::ImageConverter;
-use std::path::Path;
 
 #[test]
 fn corpus_ocr_expectations() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    let root = quire_testkit::workspace().join("../shared/corpus");
     let Ok(lines) = std::fs::read_to_string(root.join("expectations.jsonl")) else {
         eprintln!("skipped: no corpus");
         return;

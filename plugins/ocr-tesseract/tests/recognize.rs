@@ -82,10 +82,7 @@ fn engines_are_per_thread() {
 
 #[test]
 fn corpus_image_is_read() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/png/tika__testOCR_spacing.png"
-    );
+    let path = quire_testkit::workspace().join("../shared/corpus/png/tika__testOCR_spacing.png");
     let Ok(data) = std::fs::read(path) else {
         eprintln!("skipped: corpus not present");
         return;

@@ -18,12 +18,32 @@ fn markdown() -> bool {
     MARKDOWN.with(Cell::get)
 }
 
+/// The workspace's root folder, found when the test runs: the nearest folder holding
+/// `Cargo.lock` above the crate cargo runs the test in (`CARGO_MANIFEST_DIR` of the running
+/// process). The path `env!` fixes at compile time is only the fallback: cargo reuses a crate
+/// compiled in another checkout that shares its target folder, and that checkout may be gone.
+pub fn workspace() -> PathBuf {
+    let start = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    start
+        .ancestors()
+        .find(|dir| dir.join("Cargo.lock").is_file())
+        .unwrap_or(&start)
+        .to_path_buf()
+}
+
+/// The runtime files `scripts/setup.sh` fetched into the checkout (PDFium, OCR models).
+pub fn runtime_dir() -> PathBuf {
+    workspace().join("vendor-runtime")
+}
+
 /// The shared corpus, when this machine has it: `QUIRE_CORPUS`, or `../shared/corpus` beside
 /// the workspace.
 pub fn corpus_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("QUIRE_CORPUS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../../shared/corpus"));
+        .unwrap_or_else(|| workspace().join("../shared/corpus"));
     dir.join("expectations.jsonl").is_file().then_some(dir)
 }
 
