@@ -16,9 +16,13 @@
 //! - Embedded store: whoever changes a job in this process (worker, reclaimer, DELETE) calls
 //!   [`Shared::job_changed`]; if the job is watched, its topic re-reads the record. Reads of
 //!   one topic are serialised, so each sees a state at least as new as the one before.
-//! - Redis: the writer (any `quire serve` or `quire worker` process) runs `lua/publish.lua`,
-//!   which bumps the job's `event_seq` and PUBLISHes the job's fields with it on one channel
-//!   (`<prefix>events`); every API process keeps one subscription. A state is taken only with
+//! - Redis: the script that changes the job (claim, progress, release, finish, reclaim,
+//!   delete; run by any `quire serve` or `quire worker` process) also bumps the job's
+//!   `event_seq` and PUBLISHes the job's fields with it on one channel (`<prefix>events`,
+//!   `lua/announce.lua`): the message carries exactly the state that change made, in the same
+//!   round trip, so no state a reader of the store could see is skipped for lack of a message
+//!   (a separate publish after the change read whatever the job had become by then and cost a
+//!   round trip per change). Every API process keeps one subscription. A state is taken only with
 //!   a higher `event_seq` than the last one (or the same one, from a fresh read), so a message
 //!   that arrives after a newer read is dropped. Pub/sub rather than streams: the job hash is
 //!   the truth and a message only carries a copy of it, so nothing needs to be kept, trimmed or
@@ -192,23 +196,14 @@ async fn refresh(shared: &Shared, id: &str) {
 }
 
 impl Shared {
-    /// Job `id` changed (status, progress, deletion): tell its subscribers, in this process and,
-    /// on Redis, in every API process. Returns at once; the notification runs on its own.
+    /// Job `id` changed (status, progress, deletion): tell its subscribers in this process.
+    /// On Redis the change's own script has published it to every API process already.
     pub fn job_changed(self: &Arc<Self>, id: &str) {
-        let shared = self.clone();
-        let id = id.to_string();
-        match &self.store {
-            super::store::Store::Redis(_) => {
-                tokio::spawn(async move {
-                    if let Err(e) = shared.store.publish_change(&id).await {
-                        tracing::debug!(job = %id, error = %e, "cannot publish a job change");
-                    }
-                });
-            }
-            super::store::Store::Embedded(_) => {
-                if self.events.topic(&id).is_some() {
-                    tokio::spawn(async move { refresh(&shared, &id).await });
-                }
+        if let super::store::Store::Embedded(_) = &self.store {
+            if self.events.topic(id).is_some() {
+                let shared = self.clone();
+                let id = id.to_string();
+                tokio::spawn(async move { refresh(&shared, &id).await });
             }
         }
     }

@@ -468,3 +468,70 @@ both_stores!(
         store.close().await;
     }
 );
+
+/// On Redis every change publishes the state it made from its own script: a claim, two
+/// progress writes in a row, a hand-back, a second claim, the finish and the delete are seven
+/// messages in that order with rising `event_seq`, each carrying its own change's state (a
+/// publish run after the change read whatever the job had become by then, so a quick second
+/// write hid the first from every stream). A progress write that changes nothing is silent.
+#[tokio::test]
+async fn every_redis_change_publishes_the_state_it_made() {
+    use futures::StreamExt;
+    let store = open(StoreKind::Redis).await;
+    let Store::Redis(redis) = &store.store else {
+        unreachable!("a Redis fixture")
+    };
+    let mut pubsub = redis.subscribe_events().await.unwrap();
+    let a = new_job(false);
+    store.create(&a, None).await.unwrap();
+    let id = a.spec.id.as_str();
+    let lease = || Utc::now().timestamp_millis() + 60_000;
+    let c = store.claim(Utc::now(), lease()).await.unwrap().unwrap();
+    assert!(store.progress(id, c.attempt, 10, Utc::now()).await.unwrap());
+    assert!(store.progress(id, c.attempt, 20, Utc::now()).await.unwrap());
+    // Not raised: no message.
+    assert!(store.progress(id, c.attempt, 15, Utc::now()).await.unwrap());
+    assert!(store.release(id, c.attempt, Utc::now()).await.unwrap());
+    let c = store.claim(Utc::now(), lease()).await.unwrap().unwrap();
+    assert!(store
+        .finish(id, c.attempt, &done(Status::Completed))
+        .await
+        .unwrap());
+    assert!(store.delete(id).await.unwrap().is_some());
+
+    let mut stream = pubsub.on_message();
+    let mut seen = Vec::new();
+    let mut seqs = Vec::new();
+    while seen.len() < 7 {
+        let msg = tokio::time::timeout(std::time::Duration::from_secs(5), stream.next())
+            .await
+            .unwrap_or_else(|_| panic!("only {} messages: {seen:?}", seen.len()))
+            .unwrap();
+        let payload: Vec<u8> = msg.get_payload().unwrap();
+        let (about, rest) = quire::service::store::redis::split_event(&payload).unwrap();
+        if about != id {
+            continue;
+        }
+        match quire::service::store::redis::decode_event(rest).unwrap() {
+            Some((job, seq)) => {
+                seqs.push(seq);
+                seen.push(format!("{:?} {}", job.state.status, job.state.progress));
+            }
+            None => seen.push("gone".into()),
+        }
+    }
+    assert_eq!(
+        seen,
+        [
+            "Processing 0",
+            "Processing 10",
+            "Processing 20",
+            "Pending 20",
+            "Processing 20",
+            "Completed 100",
+            "gone"
+        ]
+    );
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+    store.close().await;
+}

@@ -234,15 +234,6 @@ impl Store {
         }
     }
 
-    /// Tells every API process that job `id` changed (Redis); nothing on the embedded store,
-    /// whose one process is told directly.
-    pub async fn publish_change(&self, id: &str) -> StoreResult<()> {
-        match self {
-            Store::Embedded(_) => Ok(()),
-            Store::Redis(s) => s.publish_change(id).await,
-        }
-    }
-
     /// The upload of a job whose `input_in_store` is set, until the job ends.
     pub async fn input(&self, id: &str) -> StoreResult<Option<Vec<u8>>> {
         match self {

@@ -9,7 +9,8 @@
 //!   `notify` ("1" when a webhook target exists), `hook_sent`. Expires `FILE_TTL_HOURS` after
 //!   the job ends.
 //!   `owner` (the tenant, when API keys are on), `event_seq` (raised by each job-events
-//!   message, `lua/publish.lua`).
+//!   message: every script that changes what GET shows of a job publishes the change itself,
+//!   `lua/announce.lua`).
 //! - `P owner:<tenant>`: zset id -> created ms, the tenant's jobs (entries of expired jobs
 //!   are dropped when a listing meets them); `P events`: the pub/sub channel of job changes.
 //! - `P queue`: list of pending ids (front = next); `P leases`: zset id -> lease end ms;
@@ -27,6 +28,14 @@ use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// A script that changes what GET shows of a job, with `lua/announce.lua` in front: it
+/// publishes the change itself (its last ARGV is the events channel).
+macro_rules! announcing {
+    ($path:literal) => {
+        concat!(include_str!("lua/announce.lua"), include_str!($path))
+    };
+}
+
 struct Scripts {
     claim: Script,
     renew: Script,
@@ -39,7 +48,6 @@ struct Scripts {
     end_delivery: Script,
     delete: Script,
     create: Script,
-    publish: Script,
 }
 
 #[derive(Clone)]
@@ -58,18 +66,17 @@ impl RedisStore {
             prefix: prefix.to_string(),
             retention_ms: retention.as_millis().min(i64::MAX as u128) as i64,
             scripts: Arc::new(Scripts {
-                claim: Script::new(include_str!("lua/claim.lua")),
+                claim: Script::new(announcing!("lua/claim.lua")),
                 renew: Script::new(include_str!("lua/renew.lua")),
-                progress: Script::new(include_str!("lua/progress.lua")),
-                finish: Script::new(include_str!("lua/finish.lua")),
-                release: Script::new(include_str!("lua/release.lua")),
-                reclaim: Script::new(include_str!("lua/reclaim.lua")),
+                progress: Script::new(announcing!("lua/progress.lua")),
+                finish: Script::new(announcing!("lua/finish.lua")),
+                release: Script::new(announcing!("lua/release.lua")),
+                reclaim: Script::new(announcing!("lua/reclaim.lua")),
                 claim_delivery: Script::new(include_str!("lua/claim_delivery.lua")),
                 retry_delivery: Script::new(include_str!("lua/retry_delivery.lua")),
                 end_delivery: Script::new(include_str!("lua/end_delivery.lua")),
-                delete: Script::new(include_str!("lua/delete.lua")),
+                delete: Script::new(announcing!("lua/delete.lua")),
                 create: Script::new(include_str!("lua/create.lua")),
-                publish: Script::new(include_str!("lua/publish.lua")),
             }),
         })
     }
@@ -192,6 +199,7 @@ impl RedisStore {
                     .key(self.key("finished"))
                     .arg(id)
                     .arg(self.key("owner:"))
+                    .arg(self.key("events"))
                     .invoke_async(&mut con)
                     .await
             })
@@ -340,22 +348,6 @@ impl RedisStore {
         Ok(decode(&fields)?.map(|job| (job, event_seq(&fields))))
     }
 
-    pub async fn publish_change(&self, id: &str) -> StoreResult<()> {
-        let _: i64 = self
-            .link
-            .run(|mut con| async move {
-                self.scripts
-                    .publish
-                    .key(self.job_key(id))
-                    .arg(self.key("events"))
-                    .arg(id)
-                    .invoke_async(&mut con)
-                    .await
-            })
-            .await?;
-        Ok(())
-    }
-
     /// A dedicated connection subscribed to the job-events channel.
     pub async fn subscribe_events(&self) -> StoreResult<redis::aio::PubSub> {
         let mut pubsub = self.link.client().get_async_pubsub().await?;
@@ -378,6 +370,7 @@ impl RedisStore {
                     .arg(self.job_prefix())
                     .arg(timestamp(now))
                     .arg(lease_until_ms)
+                    .arg(self.key("events"))
                     .invoke_async(&mut con)
                     .await
             })
@@ -436,6 +429,8 @@ impl RedisStore {
                     .arg(attempt)
                     .arg(percent)
                     .arg(timestamp(now))
+                    .arg(id)
+                    .arg(self.key("events"))
                     .invoke_async(&mut con)
                     .await
             })
@@ -462,6 +457,7 @@ impl RedisStore {
                     .arg(finish.at.timestamp_millis())
                     .arg(self.retention_ms)
                     .arg(id)
+                    .arg(self.key("events"))
                     .invoke_async(&mut con)
                     .await
             })
@@ -481,6 +477,7 @@ impl RedisStore {
                     .arg(attempt)
                     .arg(timestamp(now))
                     .arg(id)
+                    .arg(self.key("events"))
                     .invoke_async(&mut con)
                     .await
             })
@@ -504,6 +501,7 @@ impl RedisStore {
                     .arg(MAX_ATTEMPTS)
                     .arg(lost_worker_message())
                     .arg(self.retention_ms)
+                    .arg(self.key("events"))
                     .invoke_async(&mut con)
                     .await
             })

@@ -3,7 +3,7 @@
 -- KEYS[1] job hash, KEYS[2] leases zset, KEYS[3] finished zset, KEYS[4] hooks zset
 -- ARGV[1] attempt (fencing token), ARGV[2] status, ARGV[3] error message ('' for none),
 -- ARGV[4] metadata JSON, ARGV[5] now (RFC 3339), ARGV[6] now (ms), ARGV[7] retention (ms),
--- ARGV[8] job id
+-- ARGV[8] job id, ARGV[9] events channel
 -- Returns 1, or 0 when the attempt is no longer current (a newer attempt owns the job).
 if redis.call('HGET', KEYS[1], 'status') ~= 'processing'
   or redis.call('HGET', KEYS[1], 'attempts') ~= ARGV[1] then
@@ -26,4 +26,5 @@ if redis.call('HGET', KEYS[1], 'notify') == '1' then
   redis.call('ZADD', KEYS[4], ARGV[6], ARGV[8])
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[7])
+announce(KEYS[1], ARGV[8])
 return 1
