@@ -267,24 +267,45 @@ pub mod s3 {
     use object_store::path::{Path as Key, PathPart};
     use object_store::signer::Signer;
     use object_store::{
-        Attribute, Attributes, ObjectStore, PutMultipartOptions, PutOptions, PutPayload,
-        WriteMultipart,
+        Attribute, Attributes, MultipartUpload, ObjectStore, PutMultipartOptions, PutOptions,
+        PutPayload,
     };
     use std::path::Path;
     use std::time::Duration;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    /// Part size of multipart uploads (S3's minimum): an upload holds the part being sent and
-    /// the one being filled; files up to one part go in one PUT. 8 MiB with two in flight
-    /// measured 252 MiB peak RSS for 8 concurrent 100 MB uploads, these ~150 MiB
-    /// (scripts/measure/storage-s3.sh, ARCHITECTURE.md).
+    /// Part size of multipart uploads (S3's minimum); files up to one part go in one PUT.
     pub const PART_SIZE: usize = 5 << 20;
-    const PARTS_IN_FLIGHT: usize = 1;
+    /// Part buffers the whole process holds at once, shared by every upload and result
+    /// transfer: what transfers cost in memory is at most this many parts, however many run.
+    /// Each transfer fills a buffer only while it holds a permit and sends it before filling
+    /// the next. Two parts in flight per transfer (8 MiB, then 5 MiB) measured 252 and ~150 MiB
+    /// peak RSS for 8 concurrent 100 MB uploads (scripts/measure/storage-s3.sh, ARCHITECTURE.md).
+    const PARTS_IN_MEMORY: usize = 4;
 
     pub struct S3Storage {
         store: AmazonS3,
         prefix: String,
         presigned: Option<Duration>,
+        /// [`PARTS_IN_MEMORY`] permits, one per part buffer.
+        parts: tokio::sync::Semaphore,
+    }
+
+    /// The next part of `file`: [`PART_SIZE`] bytes, fewer at the end, none after it. One
+    /// allocation of exactly one part (`read_to_end` would grow a full buffer to probe for
+    /// the end, doubling it).
+    async fn read_part(file: &mut tokio::fs::File) -> std::io::Result<Vec<u8>> {
+        let mut part = vec![0u8; PART_SIZE];
+        let mut filled = 0;
+        while filled < PART_SIZE {
+            let n = file.read(&mut part[filled..]).await?;
+            if n == 0 {
+                break;
+            }
+            filled += n;
+        }
+        part.truncate(filled);
+        Ok(part)
     }
 
     fn io(e: object_store::Error) -> std::io::Error {
@@ -331,6 +352,7 @@ pub mod s3 {
                 presigned: config
                     .s3_presigned_results
                     .then(|| Duration::from_secs(config.s3_presigned_expiry)),
+                parts: tokio::sync::Semaphore::new(PARTS_IN_MEMORY),
             })
         }
 
@@ -393,6 +415,7 @@ pub mod s3 {
             let mut file = tokio::fs::File::open(local).await?;
             let len = file.metadata().await?.len();
             if len <= PART_SIZE as u64 {
+                let _buffer = self.parts.acquire().await.expect("never closed");
                 let mut bytes = Vec::with_capacity(len as usize);
                 file.read_to_end(&mut bytes).await?;
                 let opts = PutOptions {
@@ -409,27 +432,22 @@ pub mod s3 {
                 attributes,
                 ..Default::default()
             };
-            let upload = self.store.put_multipart_opts(key, opts).await.map_err(io)?;
-            let mut writer = WriteMultipart::new_with_chunk_size(upload, PART_SIZE);
-            let mut buf = vec![0u8; 1 << 20];
+            let mut upload = self.store.put_multipart_opts(key, opts).await.map_err(io)?;
             let sent: std::io::Result<()> = async {
                 loop {
-                    writer
-                        .wait_for_capacity(PARTS_IN_FLIGHT)
-                        .await
-                        .map_err(io)?;
-                    let n = file.read(&mut buf).await?;
-                    if n == 0 {
+                    let _buffer = self.parts.acquire().await.expect("never closed");
+                    let part = read_part(&mut file).await?;
+                    if part.is_empty() {
                         return Ok(());
                     }
-                    writer.write(&buf[..n]);
+                    upload.put_part(PutPayload::from(part)).await.map_err(io)?;
                 }
             }
             .await;
             match sent {
-                Ok(()) => writer.finish().await.map(|_| ()).map_err(io),
+                Ok(()) => upload.complete().await.map(|_| ()).map_err(io),
                 Err(e) => {
-                    if let Err(abort) = writer.abort().await {
+                    if let Err(abort) = upload.abort().await {
                         tracing::warn!(error = %abort, "cannot abort a multipart upload");
                     }
                     Err(e)
