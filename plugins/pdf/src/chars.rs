@@ -120,7 +120,14 @@ impl CharSource for Raw<'_> {
 
     fn angle_degrees(&self, i: usize) -> Option<f32> {
         let a = unsafe { self.bindings.FPDFText_GetCharAngle(self.handle, i as i32) };
-        (!a.is_sign_negative()).then(|| a.to_degrees())
+        if a.is_sign_negative() {
+            return None;
+        }
+        // A negative font size turns the glyphs half round; PDFium's angle is the matrix's
+        // alone.
+        let size = unsafe { self.bindings.FPDFText_GetFontSize(self.handle, i as i32) };
+        let half = if size < 0.0 { 180.0 } else { 0.0 };
+        Some((a.to_degrees() + half).rem_euclid(360.0))
     }
 
     fn scaled_font_size(&self, i: usize) -> f32 {

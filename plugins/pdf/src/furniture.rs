@@ -20,8 +20,9 @@ pub struct PageItems<'a> {
 ///
 /// A line in a band is furniture when it repeats on other pages (digits ignored), when it is
 /// a page number, when it carries the page's own number beside a few words ("Acme Ltd | 3"),
-/// or, at the top, when it is set smaller than the body text (a running head on a one-page
-/// document has nothing to repeat on).
+/// or, at the top of a one-page document, when it is set smaller than the body text (a running
+/// head there has nothing to repeat on). In a document of several pages a line at the top that
+/// does not repeat is content: a running head repeats, a title or a note on one page does not.
 pub fn detect(pages: &[PageItems<'_>], body_size: f32) -> Vec<(Vec<usize>, Vec<usize>)> {
     let mut counts: HashMap<String, usize> = HashMap::new();
     let mut keyed: Vec<Vec<(usize, bool, String)>> = Vec::with_capacity(pages.len());
@@ -111,6 +112,7 @@ pub fn detect(pages: &[PageItems<'_>], body_size: f32) -> Vec<(Vec<usize>, Vec<u
                 let runs_on = close(nearest(true)) || close(nearest(false));
                 let plain = run.words.iter().all(|w| !w.bold);
                 let small_head = is_top
+                    && pages_n == 1
                     && words <= 12
                     && !runs_on
                     && (run.size < 0.92 * body_size
@@ -291,6 +293,37 @@ mod tests {
         ];
         let marks = detect(&pages, 10.0);
         assert_eq!(marks[1], (vec![0], vec![]));
+    }
+
+    #[test]
+    fn a_line_at_the_top_of_one_page_of_several_is_content() {
+        // Two pages; only the first has a short line in its top band, set small and apart
+        // from the body (a note, a date): it repeats nowhere, so it stays.
+        let body = |y: f32| run(50.0, y, "Plain body text that runs across the page");
+        let mut note = run(50.0, 30.0, "Draft for review");
+        if let Item::Run(r) = &mut note {
+            r.size = 8.0;
+            r.words[0].size = 8.0;
+        }
+        let p1 = vec![note, body(100.0), body(114.0), body(128.0)];
+        let p2 = vec![body(100.0), body(114.0), body(128.0)];
+        let pages = [
+            PageItems {
+                items: &p1,
+                height: 792.0,
+            },
+            PageItems {
+                items: &p2,
+                height: 792.0,
+            },
+        ];
+        assert_eq!(detect(&pages, 10.0)[0], (vec![], vec![]));
+        // The same line on a one-page document is still taken for its running head.
+        let one = [PageItems {
+            items: &p1,
+            height: 792.0,
+        }];
+        assert_eq!(detect(&one, 10.0)[0], (vec![0], vec![]));
     }
 
     #[test]

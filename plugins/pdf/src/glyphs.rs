@@ -159,8 +159,22 @@ fn read_glyphs<S: CharSource>(
     let mut out: Vec<Glyph> = Vec::with_capacity(count);
     let mut pending_space = false;
     let mut fonts = FontCache::default();
+    let mut low_half_next = false;
     for i in 0..count {
-        let code = source.unicode(i);
+        if std::mem::take(&mut low_half_next) {
+            continue;
+        }
+        let mut code = source.unicode(i);
+        // PDFium gives a character outside the Basic Multilingual Plane (a mathematical
+        // letter, an emoji, a rare CJK ideograph) as its two UTF-16 halves, one per index;
+        // the character is the pair, at the first half's box.
+        if (0xD800..0xDC00).contains(&code) && i + 1 < count {
+            let low = source.unicode(i + 1);
+            if (0xDC00..0xE000).contains(&low) {
+                code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+                low_half_next = true;
+            }
+        }
         let Some(c) = char::from_u32(code) else {
             continue;
         };

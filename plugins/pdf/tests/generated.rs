@@ -1112,6 +1112,23 @@ fn pages_are_read_in_their_displayed_rotation() {
         page.rotate = rotate;
         cases.push((format!("/Rotate {rotate}"), page));
     }
+    // A negative font size turns the glyphs half round (PDFium's character angle leaves it
+    // out): upright matrices with `-11 Tf` read like text at 180 degrees, and on a page with
+    // /Rotate 180 they are displayed upright.
+    let flipped = |rotate: u16| {
+        let mut page = sideways_page(180);
+        for t in &mut page.texts {
+            t.angle = 0;
+            t.size = -t.size;
+        }
+        page.rotate = rotate;
+        page
+    };
+    cases.push(("a negative font size".to_string(), flipped(0)));
+    cases.push((
+        "a negative font size on /Rotate 180".to_string(),
+        flipped(180),
+    ));
     for (name, page) in cases {
         let doc = convert(&pdf(&[page], None));
         let text = document_text(&doc)
@@ -1120,6 +1137,22 @@ fn pages_are_read_in_their_displayed_rotation() {
             .join(" ");
         assert_eq!(text, expected, "{name}");
     }
+}
+
+#[test]
+fn characters_outside_the_basic_multilingual_plane_are_kept() {
+    // PDFium gives such a character as two UTF-16 halves, each on its own.
+    let page = Page {
+        astral_font: true,
+        texts: vec![text(72.0, 700.0, 12.0, "ABC DEF")],
+        ..Page::default()
+    };
+    let doc = convert(&pdf(&[page], None));
+    let got = document_text(&doc);
+    assert!(
+        got.contains("\u{1d434}\u{1d435}\u{1d436} \u{1d437}\u{1d438}\u{1d439}"),
+        "{got:?}"
+    );
 }
 
 #[test]

@@ -1,7 +1,7 @@
 """Real PDFs from public test suites, converted and tallied per source.
 
 usage: real.py [--mirrors DIR] [--cache DIR] [--quire PATH] [--tools quire,pymupdf4llm]
-               [--sources a,b] [--json OUT]
+               [--sources a,b] [--split dev|holdout] [--json OUT] [--per-file OUT]
 
 The documents come from bare git mirrors of the projects (DIR/<owner>+<name>/repo, default
 $QUIRE_MIRRORS or /work/.mirror): pdf.js's test/pdfs, pdfminer.six's samples, PDFBox's test
@@ -16,13 +16,18 @@ Per source it prints:
   agree: word F1 of the tool's text against pdftotext's (a reference for the text layer only:
          pdftotext keeps running headers and page numbers that quire drops, so 0.9x is normal);
   warned: files with at least one warning (quire);
+  fewer10: files where the tool gives more than 10 % fewer words than pdftotext (of those
+         pdftotext reads >= 50 words from);
 and, where the source ships hand-checked Markdown (docling), word F1, heading precision and
 recall against it, for quire and the other tools side by side.
-Sources are kept apart so a gain on one that costs another shows.
+Sources are kept apart so a gain on one that costs another shows. `--split dev|holdout` keeps
+only the files whose path in the mirror hashes into that half (see `split_of`): tune on dev, report
+holdout. `--per-file` writes one JSON line per file and tool (words, pdftotext words, agreement).
 """
 
 import argparse
 import collections
+import hashlib
 import json
 import os
 import re
@@ -49,7 +54,17 @@ def git(mirror: str, *args: str) -> bytes:
                           check=True).stdout
 
 
-def gather(mirrors: str, cache: str, only: set[str] | None) -> dict[str, list[tuple[str, str | None]]]:
+SPLIT: dict[str, str] = {}  # cached copy -> dev or holdout
+
+
+def split_of(path: str) -> str:
+    """'dev' or 'holdout' from a hash of the file's path in its mirror: fixed for a file whatever
+    else the mirror holds, about half each."""
+    return "holdout" if hashlib.sha256(path.encode("utf-8")).digest()[0] & 1 else "dev"
+
+
+def gather(mirrors: str, cache: str, only: set[str] | None,
+           split: str | None = None) -> dict[str, list[tuple[str, str | None]]]:
     """Copies each source's PDFs to cache/<source>/; returns (pdf, truth markdown or None)."""
     out: dict[str, list[tuple[str, str | None]]] = {}
     for name, (repo, prefixes) in SOURCES.items():
@@ -72,6 +87,8 @@ def gather(mirrors: str, cache: str, only: set[str] | None) -> dict[str, list[tu
                 continue
             if name == "docling" and "/sources/" not in path:
                 continue
+            if split and split_of(path) != split:
+                continue
             try:
                 data = git(mirror, "cat-file", "blob", sha)
             except subprocess.CalledProcessError:
@@ -79,6 +96,7 @@ def gather(mirrors: str, cache: str, only: set[str] | None) -> dict[str, list[tu
             if not data.startswith(b"%PDF") and b"%PDF" not in data[:1024]:
                 continue  # an LFS pointer or a deliberately broken file that is not a PDF
             local = os.path.join(dest, path.replace("/", "__"))
+            SPLIT[local] = split_of(path)
             with open(local, "wb") as f:
                 f.write(data)
             truth = None
@@ -142,12 +160,15 @@ def main() -> int:
     ap.add_argument("--quire", required=True)
     ap.add_argument("--tools", default="quire")
     ap.add_argument("--sources", default="")
+    ap.add_argument("--split", choices=["dev", "holdout"], default=None)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--per-file", default=None)
     args = ap.parse_args()
     tools = [t for t in args.tools.split(",") if t]
     cache = args.cache or tempfile.mkdtemp(prefix="quire-real-pdf-")
     only = set(s for s in args.sources.split(",") if s) or None
-    sources = gather(args.mirrors, cache, only)
+    sources = gather(args.mirrors, cache, only, args.split)
+    per_file = open(args.per_file, "w") if args.per_file else None
     report: dict = {}
     for name, docs in sources.items():
         t = {tool: collections.Counter() for tool in tools}
@@ -165,13 +186,20 @@ def main() -> int:
                 t[tool][status] += 1
                 t[tool]["warned"] += bool(warns)
                 got = words(md)
+                agree = f1(ref_words, got) if status == "ok" and ref_words else None
+                if per_file:
+                    per_file.write(json.dumps({
+                        "source": name, "split": SPLIT.get(pdf), "file": os.path.basename(pdf), "tool": tool, "status": status,
+                        "words": len(got), "ref_words": len(ref_words), "agree": agree,
+                        "warnings": warns}) + "\n")
                 if len(ref_words) >= 50:
                     t[tool]["with_text"] += 1
+                    t[tool]["fewer10"] += status == "ok" and len(got) < 0.9 * len(ref_words)
                     if status == "ok" and len(got) < 0.1 * len(ref_words):
                         t[tool]["empty"] += 1
                         print(f"  {tool} empty: {os.path.basename(pdf)}", file=sys.stderr)
                     if status == "ok":
-                        f1s[tool].append(f1(ref_words, got))
+                        f1s[tool].append(agree)
                 if status == "crash":
                     print(f"  {tool} crashed: {os.path.basename(pdf)}", file=sys.stderr)
                 if truth is not None:
@@ -185,7 +213,8 @@ def main() -> int:
             c = t[tool]
             row = {
                 "files": c["files"], "converted": c["ok"], "refused": c["error"], "crashed": c["crash"],
-                "with_text": c["with_text"], "empty": c["empty"], "warned": c["warned"],
+                "with_text": c["with_text"], "empty": c["empty"], "fewer10": c["fewer10"],
+                "warned": c["warned"],
                 "agree_f1_mean": round(sum(f1s[tool]) / len(f1s[tool]), 3) if f1s[tool] else None,
                 "agree_f1_low": sum(1 for x in f1s[tool] if x < 0.8),
                 "seconds": round(secs[tool], 1),

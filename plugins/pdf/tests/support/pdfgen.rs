@@ -58,6 +58,10 @@ pub struct Page {
     /// 29 (as TrueType subsets number glyphs) under glyph names PDFium does not know, so the
     /// text layer reads "7KH" for "The".
     pub unmapped_font: bool,
+    /// The regular font's `ToUnicode` map gives the capitals A–Z as mathematical italic
+    /// capitals (U+1D434 on), characters outside the Basic Multilingual Plane written as
+    /// UTF-16 surrogate pairs, as TeX math fonts map them.
+    pub astral_font: bool,
     /// A filled-in text form field `(x0, y0, x1, y1, value)`: a widget annotation whose
     /// appearance stream shows the value (not page content).
     pub field: Option<(f32, f32, f32, f32, String)>,
@@ -95,8 +99,8 @@ fn shifted(s: &str) -> String {
 }
 
 pub fn pdf(pages: &[Page], info: Option<Info<'_>>) -> Vec<u8> {
-    // 1 catalog, 2 pages, 3 Helvetica, 4 Helvetica-Bold, 5 info, 6 an unmapped Helvetica; then
-    // per page: page, content, images, link annotation.
+    // 1 catalog, 2 pages, 3 Helvetica, 4 Helvetica-Bold, 5 info, 6 an unmapped Helvetica, 7 and
+    // 8 a Helvetica mapped outside the Basic Multilingual Plane; then per page: page, content, images, link annotation.
     let mut objects: Vec<Vec<u8>> = vec![
         b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
         Vec::new(), // pages, filled below
@@ -117,6 +121,22 @@ pub fn pdf(pages: &[Page], info: Option<Info<'_>>) -> Vec<u8> {
         )
         .into_bytes(),
     );
+    // 7 a Helvetica whose ToUnicode map (8) gives A-Z as U+1D434 on.
+    let astral_font_id = 7;
+    objects.push(
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding \
+          /ToUnicode 8 0 R >>"
+            .to_vec(),
+    );
+    let cmap = "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n\
+                /CMapName /Astral def /CMapType 2 def\n\
+                1 begincodespacerange <00> <FF> endcodespacerange\n\
+                1 beginbfrange <41> <5A> <D835DC34> endbfrange\n\
+                endcmap CMapName currentdict /CMap defineresource pop end end";
+    let mut cmap_stream = format!("<< /Length {} >>\nstream\n", cmap.len()).into_bytes();
+    cmap_stream.extend_from_slice(cmap.as_bytes());
+    cmap_stream.extend_from_slice(b"\nendstream");
+    objects.push(cmap_stream);
     objects[info_id - 1] = match &info {
         Some(i) => format!(
             "<< /Title ({}) /Author ({}) /CreationDate ({}) >>",
@@ -218,7 +238,13 @@ pub fn pdf(pages: &[Page], info: Option<Info<'_>>) -> Vec<u8> {
                 "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Rotate {} /Contents {content_id} 0 R \
                  /Resources << /Font << /F1 {} 0 R /F2 4 0 R >> /XObject << {xobjects}>> >> {annots} >>",
                 page.rotate,
-                if page.unmapped_font { shifted_font_id } else { 3 }
+                if page.unmapped_font {
+                    shifted_font_id
+                } else if page.astral_font {
+                    astral_font_id
+                } else {
+                    3
+                }
             )
             .into_bytes(),
         );
