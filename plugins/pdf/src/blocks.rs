@@ -538,11 +538,8 @@ fn is_bullet(s: &str) -> bool {
 /// markers stand at least an em to the right of the previous item's become a list nested in it.
 fn emit(paras: Vec<Para>, style: &DocStyle, links: &[Link], out: &mut Vec<Block>) {
     let mut lists = Nesting::default();
-    // Whether the block last pushed is a heading made from the paragraph before this one.
-    let mut after_heading = false;
     let labels = figure_labels(&paras, style);
     for (para, is_label) in paras.into_iter().zip(labels) {
-        let follows_heading = std::mem::take(&mut after_heading);
         match para.kind {
             Kind::Item { ordered, number } => {
                 let x = para.lines.first().map_or(0.0, |l| l.rect.x0);
@@ -574,33 +571,7 @@ fn emit(paras: Vec<Para>, style: &DocStyle, links: &[Link], out: &mut Vec<Block>
                     continue;
                 }
                 match level {
-                    // A heading's second line set apart by the heading's own wide leading: it
-                    // starts in lower case, so it continues the heading just above.
-                    Some(level)
-                        if words.first().is_some_and(|w| {
-                            starts_lower(&w.text) && w.text.chars().all(char::is_alphabetic)
-                        }) =>
-                    {
-                        after_heading = true;
-                        let text = join_words(&words);
-                        match (follows_heading, out.last_mut()) {
-                            (true, Some(Block::Heading { level: l, content })) if *l == level => {
-                                match content.last_mut() {
-                                    Some(Inline::Text { text: t, .. }) => {
-                                        t.push(' ');
-                                        t.push_str(&text);
-                                    }
-                                    _ => content.push(Inline::plain(format!(" {text}"))),
-                                }
-                            }
-                            _ => out.push(Block::Heading {
-                                level,
-                                content: vec![Inline::plain(text)],
-                            }),
-                        }
-                    }
                     Some(level) => {
-                        after_heading = true;
                         let text = join_words(&words);
                         out.push(Block::Heading {
                             level,
@@ -1059,19 +1030,5 @@ mod heading_tests {
             (10.0, false, BODY),
         ]);
         assert_eq!(headings(&b), vec!["Related work"]);
-    }
-
-    #[test]
-    fn a_heading_line_that_starts_in_lower_case_continues_the_one_above() {
-        // A two-line title whose leading is wider than paragraphs are apart.
-        let b = blocks(&[
-            (16.0, true, "Implement roles and separation"),
-            (16.0, true, "of duties"),
-            (10.0, false, BODY),
-        ]);
-        assert_eq!(
-            headings(&b),
-            vec!["Implement roles and separation of duties"]
-        );
     }
 }
