@@ -538,7 +538,8 @@ fn is_bullet(s: &str) -> bool {
 /// markers stand at least an em to the right of the previous item's become a list nested in it.
 fn emit(paras: Vec<Para>, style: &DocStyle, links: &[Link], out: &mut Vec<Block>) {
     let mut lists = Nesting::default();
-    for para in paras {
+    let labels = figure_labels(&paras, style);
+    for (para, is_label) in paras.into_iter().zip(labels) {
         match para.kind {
             Kind::Item { ordered, number } => {
                 let x = para.lines.first().map_or(0.0, |l| l.rect.x0);
@@ -564,7 +565,7 @@ fn emit(paras: Vec<Para>, style: &DocStyle, links: &[Link], out: &mut Vec<Block>
             }
             Kind::Text => {
                 lists.close(out);
-                let level = heading(&para, style);
+                let level = heading(&para, style).filter(|_| !is_label);
                 let words = join_lines(para.lines);
                 if words.is_empty() {
                     continue;
@@ -672,7 +673,12 @@ fn heading(para: &Para, style: &DocStyle) -> Option<u8> {
         .map(Line::text)
         .collect::<Vec<_>>()
         .join(" ");
-    if is_caption(&text) {
+    // A caption, a lead-in that ends on a colon ("For more information:"), or a web or mail
+    // address is never a section title, however it is set.
+    if is_caption(&text)
+        || text.ends_with(':')
+        || (words <= 3 && text.split_whitespace().any(is_address))
+    {
         return None;
     }
     let letters = text.chars().filter(|c| c.is_alphabetic()).count();
@@ -703,6 +709,49 @@ fn heading(para: &Para, style: &DocStyle) -> Option<u8> {
         }
     }
     style.heading_level(size, bold)
+}
+
+/// Which paragraphs are the labels of a diagram rather than headings: short paragraphs that
+/// alternate with text set smaller than the body ("CREATE PERMISSION <name>", its explanation
+/// in small type, "ON <table>", its explanation, ...). A section heading heads text at the
+/// body size; a label set like the one two paragraphs before or after it, each over small
+/// text, is one of a figure's callouts. (A lone heading over small text, as "Abstract" over
+/// an abstract set smaller, stays a heading.)
+fn figure_labels(paras: &[Para], style: &DocStyle) -> Vec<bool> {
+    let size = |p: &Para| median(p.lines.iter().map(|l| l.size));
+    let small = |p: Option<&Para>| {
+        p.is_some_and(|p| matches!(p.kind, Kind::Text) && size(p) < 0.95 * style.body_size)
+    };
+    let alike = |a: &Para, b: Option<&Para>| {
+        b.is_some_and(|b| {
+            matches!(b.kind, Kind::Text)
+                && b.lines.len() <= 3
+                && (size(a) - size(b)).abs() <= 0.05 * size(a)
+                && a.lines.iter().all(|l| l.bold) == b.lines.iter().all(|l| l.bold)
+        })
+    };
+    (0..paras.len())
+        .map(|i| {
+            let p = &paras[i];
+            let at = |j: Option<usize>| j.and_then(|j| paras.get(j));
+            matches!(p.kind, Kind::Text)
+                && p.lines.len() <= 3
+                && !small(Some(p))
+                && small(at(Some(i + 1)))
+                && ((alike(p, at(Some(i + 2))) && small(at(Some(i + 3))))
+                    || (alike(p, at(i.checked_sub(2))) && small(at(i.checked_sub(1)))))
+        })
+        .collect()
+}
+
+/// A web or mail address written out ("ibm.com/redbooks", "www.example.org",
+/// "help@example.org"): a dot between letters and a slash or an at sign, or a leading "www.".
+fn is_address(word: &str) -> bool {
+    let dotted = word
+        .as_bytes()
+        .windows(3)
+        .any(|w| w[0].is_ascii_alphanumeric() && w[1] == b'.' && w[2].is_ascii_alphabetic());
+    dotted && (word.contains('/') || word.contains('@') || word.to_lowercase().starts_with("www."))
 }
 
 /// A run-in heading: a paragraph that opens with a section number and a short title in bold,
@@ -861,5 +910,125 @@ mod style_tests {
         assert_eq!(style.heading_level(14.0, true), Some(1));
         assert_eq!(style.heading_level(13.0, true), Some(2));
         assert_eq!(style.heading_level(12.0, true), Some(3));
+    }
+}
+
+#[cfg(test)]
+mod heading_tests {
+    use super::{page_blocks, DocStyle};
+    use crate::geom::Rect;
+    use crate::layout::{Entry, Line, Region, Word};
+    use quire_plugin_api::{Block, Inline};
+
+    /// A line at `y` (top) set at `size`, 0.5 em a character and 0.3 em between words.
+    fn line(y: f32, size: f32, bold: bool, text: &str) -> Line {
+        let mut words = Vec::new();
+        let mut x = 72.0;
+        for t in text.split_whitespace() {
+            let w = 0.5 * size * t.chars().count() as f32;
+            words.push(Word {
+                text: t.to_string(),
+                rect: Rect::new(x, y, x + w, y + size),
+                size,
+                bold,
+                italic: false,
+                space_before: true,
+            });
+            x += w + 0.3 * size;
+        }
+        Line {
+            rect: Rect::new(72.0, y, x - 0.3 * size, y + size),
+            words,
+            baseline: y + 0.8 * size,
+            size,
+            bold,
+            italic: false,
+        }
+    }
+
+    /// Lines spaced apart like paragraphs of their own, as `(size, bold, text)`.
+    fn blocks(lines: &[(f32, bool, &str)]) -> Vec<Block> {
+        let mut y = 72.0;
+        let entries = lines
+            .iter()
+            .map(|(size, bold, text)| {
+                let l = line(y, *size, *bold, text);
+                y += 3.0 * size;
+                Entry::Line(l)
+            })
+            .collect();
+        let style = DocStyle {
+            body_size: 10.0,
+            heading_sizes: vec![16.0],
+        };
+        page_blocks(vec![Region { entries }], &style, &[], &mut [])
+    }
+
+    fn headings(blocks: &[Block]) -> Vec<String> {
+        blocks
+            .iter()
+            .filter_map(|b| match b {
+                Block::Heading { content, .. } => Some(
+                    content
+                        .iter()
+                        .map(|i| match i {
+                            Inline::Text { text, .. } => text.as_str(),
+                            _ => "",
+                        })
+                        .collect(),
+                ),
+                _ => None,
+            })
+            .collect()
+    }
+
+    const BODY: &str = "Body text of the section runs on at the body size for a while here.";
+
+    #[test]
+    fn labels_alternating_with_small_text_are_a_figure_not_headings() {
+        // A diagram: statements set a little larger than the body, each over its explanation
+        // in small type.
+        let b = blocks(&[
+            (10.0, false, BODY),
+            (11.5, false, "CREATE PERMISSION <permission name>"),
+            (
+                9.2,
+                false,
+                "Identifies the table on which the row permission is created",
+            ),
+            (11.5, false, "ON <table name>"),
+            (9.2, false, "Specifies an optional correlation name"),
+            (11.5, false, "AS <correlation name>"),
+            (9.2, false, "Indicates that a row permission is created"),
+        ]);
+        assert_eq!(headings(&b), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_lone_heading_over_small_text_stays_a_heading() {
+        // "Abstract" over an abstract set smaller than the body, then the first section.
+        let b = blocks(&[
+            (10.0, true, "Abstract"),
+            (
+                9.0,
+                false,
+                "We study the thing and find that it holds in most cases we tried.",
+            ),
+            (12.0, true, "1 Introduction"),
+            (10.0, false, BODY),
+        ]);
+        assert_eq!(headings(&b), vec!["Abstract", "1 Introduction"]);
+    }
+
+    #[test]
+    fn a_lead_in_on_a_colon_or_an_address_is_not_a_heading() {
+        let b = blocks(&[
+            (12.0, true, "For more information:"),
+            (12.0, true, "ibm.com/redbooks"),
+            (10.0, false, BODY),
+            (12.0, true, "Related work"),
+            (10.0, false, BODY),
+        ]);
+        assert_eq!(headings(&b), vec!["Related work"]);
     }
 }

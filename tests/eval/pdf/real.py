@@ -1,7 +1,8 @@
 """Real PDFs from public test suites, converted and tallied per source.
 
-usage: real.py [--mirrors DIR] [--cache DIR] [--quire PATH] [--tools quire,pymupdf4llm]
-               [--sources a,b] [--split dev|holdout] [--json OUT] [--per-file OUT]
+usage: real.py [--mirrors DIR] [--corpus DIR] [--cache DIR] [--quire PATH]
+               [--tools quire,pymupdf4llm] [--sources a,b] [--split all|dev|holdout]
+               [--show N] [--json OUT] [--per-file OUT]
 
 The documents come from bare git mirrors of the projects (DIR/<owner>+<name>/repo, default
 $QUIRE_MIRRORS or /work/.mirror): pdf.js's test/pdfs, pdfminer.six's samples, PDFBox's test
@@ -20,9 +21,19 @@ Per source it prints:
          pdftotext reads >= 50 words from);
 and, where the source ships hand-checked Markdown (docling), word F1, heading precision and
 recall against it, for quire and the other tools side by side.
-Sources are kept apart so a gain on one that costs another shows. `--split dev|holdout` keeps
-only the files whose path in the mirror hashes into that half (see `split_of`): tune on dev, report
-holdout. `--per-file` writes one JSON line per file and tool (words, pdftotext words, agreement).
+Sources are kept apart so a gain on one that costs another shows.
+
+The source "corpus" is ../shared/corpus/pdf with its own hand-checked Markdown
+(groundtruth/pdf/<stem>.md); only the files that have such a truth are converted.
+
+--split keeps half of the files apart while tuning: a file is in the holdout half when the
+SHA-1 of its own file name is odd (`--split dev` converts the other half only), so figures can be
+given on files nobody looked at. --show N prints, per file with ground truth, the headings
+missed and the headings invented (at most N of each) and the word F1: for the dev half only.
+Word F1 is also given over left-to-right documents alone (truth_word_f1_ltr), the figure the
+bar applies to.
+`--per-file OUT` writes one JSON line per file and tool (its half, words, pdftotext's words,
+agreement, warnings).
 """
 
 import argparse
@@ -46,7 +57,36 @@ SOURCES = {
     "pdfbox": ("apache+pdfbox", ["pdfbox/src/test/resources/", "examples/src/test/resources/"]),
     "poppler": ("freedesktop+poppler", [""]),
     "docling": ("docling-project+docling", ["tests/data/pdf/", "tests/data/odf/sources/"]),
+    "corpus": ("", []),
 }
+
+
+def held_out(path: str) -> bool:
+    """Half the files, by a hash of the file's own name (without the source prefix the cache
+    adds, so the corpus's copy of a docling file falls in the same half): the half kept apart."""
+    name = os.path.basename(path).rsplit("__", 1)[-1]
+    return int(hashlib.sha1(name.encode()).hexdigest()[:8], 16) % 2 == 1
+
+
+def rtl(md: str) -> bool:
+    """Mostly Hebrew/Arabic letters: the word-F1 bar is for left-to-right documents."""
+    letters = [c for c in md if c.isalpha()]
+    rtl_letters = sum(1 for c in letters if "\u0590" <= c <= "\u08ff" or "\ufb1d" <= c <= "\ufeff")
+    return bool(letters) and rtl_letters > 0.3 * len(letters)
+
+
+def gather_corpus(corpus: str, cache: str) -> list[tuple[str, str | None]]:
+    docs = []
+    gt_dir = os.path.join(corpus, "groundtruth", "pdf")
+    if not os.path.isdir(gt_dir):
+        print(f"corpus: no ground truth at {gt_dir}, skipped", file=sys.stderr)
+        return docs
+    for md in sorted(os.listdir(gt_dir)):
+        pdf = os.path.join(corpus, "pdf", md[:-3] + ".pdf")
+        if md.endswith(".md") and os.path.isfile(pdf):
+            with open(os.path.join(gt_dir, md), encoding="utf-8", errors="replace") as f:
+                docs.append((pdf, f.read()))
+    return docs
 
 
 def git(mirror: str, *args: str) -> bytes:
@@ -54,21 +94,14 @@ def git(mirror: str, *args: str) -> bytes:
                           check=True).stdout
 
 
-SPLIT: dict[str, str] = {}  # cached copy -> dev or holdout
-
-
-def split_of(path: str) -> str:
-    """'dev' or 'holdout' from a hash of the file's path in its mirror: fixed for a file whatever
-    else the mirror holds, about half each."""
-    return "holdout" if hashlib.sha256(path.encode("utf-8")).digest()[0] & 1 else "dev"
-
-
-def gather(mirrors: str, cache: str, only: set[str] | None,
-           split: str | None = None) -> dict[str, list[tuple[str, str | None]]]:
+def gather(mirrors: str, corpus: str, cache: str, only: set[str] | None) -> dict[str, list[tuple[str, str | None]]]:
     """Copies each source's PDFs to cache/<source>/; returns (pdf, truth markdown or None)."""
     out: dict[str, list[tuple[str, str | None]]] = {}
     for name, (repo, prefixes) in SOURCES.items():
         if only and name not in only:
+            continue
+        if name == "corpus":
+            out[name] = gather_corpus(corpus, cache)
             continue
         mirror = os.path.join(mirrors, repo, "repo")
         if not os.path.isdir(mirror):
@@ -87,8 +120,6 @@ def gather(mirrors: str, cache: str, only: set[str] | None,
                 continue
             if name == "docling" and "/sources/" not in path:
                 continue
-            if split and split_of(path) != split:
-                continue
             try:
                 data = git(mirror, "cat-file", "blob", sha)
             except subprocess.CalledProcessError:
@@ -96,7 +127,6 @@ def gather(mirrors: str, cache: str, only: set[str] | None,
             if not data.startswith(b"%PDF") and b"%PDF" not in data[:1024]:
                 continue  # an LFS pointer or a deliberately broken file that is not a PDF
             local = os.path.join(dest, path.replace("/", "__"))
-            SPLIT[local] = split_of(path)
             with open(local, "wb") as f:
                 f.write(data)
             truth = None
@@ -146,34 +176,45 @@ def convert(tool: str, pdf: str, quire: str) -> tuple[str, str, list[str]]:
     raise SystemExit(f"unknown tool {tool}")
 
 
+def heading_diff(truth_md: str, md: str) -> tuple[int, int, int, list[str], list[str]]:
+    """(hit, got, wanted, missed, invented)."""
+    t = collections.Counter(h for _, h in parse_md(truth_md)["heads"] if h)
+    g = collections.Counter(h for _, h in parse_md(md)["heads"] if h)
+    hit = sum((t & g).values())
+    return hit, sum(g.values()), sum(t.values()), list((t - g).elements()), list((g - t).elements())
+
+
 def heading_pr(truth_md: str, md: str) -> tuple[int, int, int]:
-    t = [h for _, h in parse_md(truth_md)["heads"] if h]
-    g = [h for _, h in parse_md(md)["heads"] if h]
-    hit = sum((collections.Counter(t) & collections.Counter(g)).values())
-    return hit, len(g), len(t)
+    return heading_diff(truth_md, md)[:3]
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mirrors", default=os.environ.get("QUIRE_MIRRORS", "/work/.mirror"))
+    ap.add_argument("--corpus", default=os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "shared", "corpus"))
     ap.add_argument("--cache", default=None)
+    ap.add_argument("--split", choices=("all", "dev", "holdout"), default="all")
+    ap.add_argument("--show", type=int, default=0)
     ap.add_argument("--quire", required=True)
     ap.add_argument("--tools", default="quire")
     ap.add_argument("--sources", default="")
-    ap.add_argument("--split", choices=["dev", "holdout"], default=None)
     ap.add_argument("--json", default=None)
     ap.add_argument("--per-file", default=None)
     args = ap.parse_args()
     tools = [t for t in args.tools.split(",") if t]
     cache = args.cache or tempfile.mkdtemp(prefix="quire-real-pdf-")
     only = set(s for s in args.sources.split(",") if s) or None
-    sources = gather(args.mirrors, cache, only, args.split)
+    sources = gather(args.mirrors, args.corpus, cache, only)
+    if args.split != "all":
+        for name in sources:
+            sources[name] = [d for d in sources[name] if held_out(d[0]) == (args.split == "holdout")]
     per_file = open(args.per_file, "w") if args.per_file else None
     report: dict = {}
     for name, docs in sources.items():
         t = {tool: collections.Counter() for tool in tools}
         f1s = {tool: [] for tool in tools}
-        gt = {tool: {"f1": [], "hit": 0, "got": 0, "want": 0} for tool in tools}
+        gt = {tool: {"f1": [], "ltr": [], "hit": 0, "got": 0, "want": 0} for tool in tools}
         secs = collections.Counter()
         for pdf, truth in docs:
             _, ref, _ = convert("pdftotext", pdf, args.quire)
@@ -189,7 +230,7 @@ def main() -> int:
                 agree = f1(ref_words, got) if status == "ok" and ref_words else None
                 if per_file:
                     per_file.write(json.dumps({
-                        "source": name, "split": SPLIT.get(pdf), "file": os.path.basename(pdf), "tool": tool, "status": status,
+                        "source": name, "split": "holdout" if held_out(pdf) else "dev", "file": os.path.basename(pdf), "tool": tool, "status": status,
                         "words": len(got), "ref_words": len(ref_words), "agree": agree,
                         "warnings": warns}) + "\n")
                 if len(ref_words) >= 50:
@@ -203,8 +244,18 @@ def main() -> int:
                 if status == "crash":
                     print(f"  {tool} crashed: {os.path.basename(pdf)}", file=sys.stderr)
                 if truth is not None:
-                    gt[tool]["f1"].append(f1(words(truth), got))
-                    hit, g, w = heading_pr(truth, md)
+                    wf = f1(words(truth), got)
+                    gt[tool]["f1"].append(wf)
+                    if not rtl(truth):
+                        gt[tool]["ltr"].append(wf)
+                    hit, g, w, missed, invented = heading_diff(truth, md)
+                    if args.show:
+                        print(f"  {tool} {os.path.basename(pdf)}: word F1 {wf:.3f}, headings "
+                              f"{hit}/{g} got, {w} wanted", file=sys.stderr)
+                        for h in missed[:args.show]:
+                            print(f"     missed: {h!r}", file=sys.stderr)
+                        for h in invented[:args.show]:
+                            print(f"   invented: {h!r}", file=sys.stderr)
                     gt[tool]["hit"] += hit
                     gt[tool]["got"] += g
                     gt[tool]["want"] += w
@@ -223,6 +274,8 @@ def main() -> int:
             if g["f1"]:
                 row["truth_files"] = len(g["f1"])
                 row["truth_word_f1"] = round(sum(g["f1"]) / len(g["f1"]), 3)
+                if g["ltr"]:
+                    row["truth_word_f1_ltr"] = round(sum(g["ltr"]) / len(g["ltr"]), 3)
                 row["heading_p"] = round(g["hit"] / g["got"], 3) if g["got"] else None
                 row["heading_r"] = round(g["hit"] / g["want"], 3) if g["want"] else None
             report[name][tool] = row
