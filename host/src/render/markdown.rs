@@ -425,15 +425,26 @@ impl<'w> Writer<'w> {
         }
         let rendered: Vec<Vec<String>> = grid
             .iter()
-            .map(|row| {
+            .enumerate()
+            .map(|(r, row)| {
                 (0..columns)
-                    .map(|c| match row.get(c).copied().flatten() {
-                        Some(cell) => {
+                    .map(|c| match row.get(c).copied().unwrap_or(Slot::Empty) {
+                        // Down its first column a merged cell repeats (each row a record of
+                        // its own); across, only in the header line, which names every column,
+                        // and never when it spans the whole width (a title or section row).
+                        Slot::Covered(cell, first_column)
+                            if (first_column || r == 0) && (cell.colspan as usize) < columns =>
+                        {
                             let mut s = String::new();
                             self.inlines(&cell.content, &mut s, Context::TableCell, false);
                             s.trim().to_owned()
                         }
-                        None => String::new(),
+                        Slot::Origin(cell) => {
+                            let mut s = String::new();
+                            self.inlines(&cell.content, &mut s, Context::TableCell, false);
+                            s.trim().to_owned()
+                        }
+                        Slot::Covered(..) | Slot::Empty => String::new(),
                     })
                     .collect()
             })
@@ -942,51 +953,72 @@ fn longest_run(text: &str, c: char) -> usize {
     best
 }
 
-/// Lays rows with spans onto a rectangular grid: a merged cell's content stands in its first
-/// position; the positions it covers are empty.
-fn flatten_spans(rows: &[Vec<Cell>]) -> Vec<Vec<Option<&Cell>>> {
-    let mut grid: Vec<Vec<Option<&Cell>>> = Vec::with_capacity(rows.len());
-    // For each column, how many more rows a rowspan above still covers.
-    let mut pending: Vec<u32> = Vec::new();
+/// A position of a table laid onto a grid: a cell's own, one its merged cell covers (and
+/// whether in the merged cell's first column, below it), or none.
+#[derive(Clone, Copy)]
+enum Slot<'a> {
+    Empty,
+    Origin(&'a Cell),
+    Covered(&'a Cell, bool),
+}
+
+/// Lays rows with spans onto a rectangular grid: a merged cell stands in its first position
+/// and is named in every other position it covers, for [`Writer::table`] to repeat where a
+/// reader needs it (the JSON keeps the spans).
+fn flatten_spans(rows: &[Vec<Cell>]) -> Vec<Vec<Slot<'_>>> {
+    let mut grid: Vec<Vec<Slot<'_>>> = Vec::with_capacity(rows.len());
+    // For each column, how many more rows a rowspan above still covers, and by which cell.
+    let mut pending: Vec<(u32, Option<(&Cell, bool)>)> = Vec::new();
     for row in rows {
-        let mut out: Vec<Option<&Cell>> = Vec::new();
+        let mut out: Vec<Slot<'_>> = Vec::new();
         let mut col = 0;
         let mut cells = row.iter();
         loop {
-            while pending.get(col).copied().unwrap_or(0) > 0 {
-                pending[col] -= 1;
-                out.push(None);
+            while let Some((n @ 1.., above)) = pending.get(col).copied() {
+                pending[col].0 = n - 1;
+                out.push(above.map_or(Slot::Empty, |(c, first)| Slot::Covered(c, first)));
                 col += 1;
             }
             let Some(cell) = cells.next() else { break };
             let span = cell.colspan.clamp(1, 1000) as usize;
             for k in 0..span {
-                out.push(if k == 0 { Some(cell) } else { None });
+                out.push(if k == 0 {
+                    Slot::Origin(cell)
+                } else {
+                    Slot::Covered(cell, false)
+                });
                 if pending.len() <= col + k {
-                    pending.resize(col + k + 1, 0);
+                    pending.resize(col + k + 1, (0, None));
                 }
-                pending[col + k] = cell.rowspan.clamp(1, 65_535) - 1;
+                pending[col + k] = (cell.rowspan.clamp(1, 65_535) - 1, Some((cell, k == 0)));
             }
             col += span;
         }
         // Columns covered from above beyond the row's last cell.
         while col < pending.len() {
-            if pending[col] > 0 {
-                pending[col] -= 1;
+            let (n, above) = pending[col];
+            if n > 0 {
+                pending[col].0 = n - 1;
+                out.push(above.map_or(Slot::Empty, |(c, first)| Slot::Covered(c, first)));
+            } else {
+                out.push(Slot::Empty);
             }
-            out.push(None);
             col += 1;
         }
         grid.push(out);
     }
-    // Drop trailing columns that are empty in every row.
+    // Drop trailing columns where no cell starts in any row.
     let width = grid
         .iter()
-        .map(|r| r.iter().rposition(Option::is_some).map_or(0, |p| p + 1))
+        .map(|r| {
+            r.iter()
+                .rposition(|s| matches!(s, Slot::Origin(_)))
+                .map_or(0, |p| p + 1)
+        })
         .max()
         .unwrap_or(0);
     for row in &mut grid {
-        row.resize(width, None);
+        row.resize(width, Slot::Empty);
     }
     grid
 }
@@ -1228,7 +1260,32 @@ mod tests {
         });
         assert_eq!(
             md(vec![t]),
-            "| H\\|1 |  | H3 |\n| --- | --- | --- |\n| a | b | c |\n|  | d | e |\n"
+            "| H\\|1 | H\\|1 | H3 |\n| --- | --- | --- |\n| a | b | c |\n| a | d | e |\n"
+        );
+    }
+
+    #[test]
+    fn merged_cells_repeat_down_and_in_the_header_line_only() {
+        let span = |text: &str, colspan: u32, rowspan: u32| Cell {
+            colspan,
+            rowspan,
+            ..Cell::text(text)
+        };
+        let t = Block::Table(Table {
+            header_rows: 1,
+            rows: vec![
+                vec![Cell::text("K"), span("Year", 2, 1)],
+                vec![span("Section", 3, 1)],
+                vec![span("g", 1, 3), span("wide", 2, 1)],
+                vec![span("block", 2, 2)],
+                vec![],
+                vec![Cell::text("x"), Cell::text("y"), Cell::text("z")],
+            ],
+        });
+        assert_eq!(
+            md(vec![t]),
+            "| K | Year | Year |\n| --- | --- | --- |\n| Section |  |  |\n| g | wide |  |\n\
+             | g | block |  |\n| g | block |  |\n| x | y | z |\n"
         );
     }
 

@@ -42,6 +42,9 @@ pub(crate) struct Para {
     pub inlines: Vec<Inline>,
     /// Text boxes anchored in this paragraph, output after it.
     pub after: Vec<Item>,
+    /// The paragraph is a drop cap (`w:framePr w:dropCap="drop|margin"`): the start of the
+    /// next paragraph.
+    pub drop_cap: bool,
 }
 
 #[derive(Debug, Default)]
@@ -357,7 +360,18 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
             match x.next()? {
                 Ev::Start(e) => match name(&e) {
                     b"p" => {
-                        let p = self.para(x)?;
+                        let mut p = self.para(x)?;
+                        // A drop cap is a paragraph of its own (a frame holding the first
+                        // letter or word) that Word draws into the next one: the text is one
+                        // paragraph ("D" + "rop cap." reads "Drop cap.").
+                        if !p.drop_cap {
+                            if let Some(Item::Para(cap)) =
+                                out.pop_if(|i| matches!(i, Item::Para(c) if c.drop_cap))
+                            {
+                                p.inlines.splice(0..0, cap.inlines);
+                                p.after.splice(0..0, cap.after);
+                            }
+                        }
                         out.push(Item::Para(p));
                         self.tick(x)?;
                     }

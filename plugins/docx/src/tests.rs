@@ -641,3 +641,34 @@ fn descriptor_names_the_format() {
         .contains(&"application/vnd.openxmlformats-officedocument.wordprocessingml.document"));
     assert!((DESCRIPTOR.factory)(&PluginConfig::default()).is_ok());
 }
+
+#[test]
+fn a_drop_cap_joins_the_paragraph_it_starts() {
+    let cap = |kind: &str, text: &str| {
+        format!(
+            r#"<w:p><w:pPr><w:framePr w:dropCap="{kind}" w:lines="3" w:wrap="around"/></w:pPr><w:r><w:t>{text}</w:t></w:r></w:p>"#
+        )
+    };
+    let body = format!(
+        "{}{}{}{}{}",
+        cap("drop", "D"),
+        p("rop cap."),
+        cap("margin", "M"),
+        p("argin cap."),
+        p("Plain.")
+    );
+    let doc = run(&docx(&body, &[]));
+    let paras: Vec<String> = blocks(&doc)
+        .iter()
+        .map(|b| match b {
+            Block::Paragraph(inl) => plain(inl),
+            other => panic!("paragraph expected, got {other:?}"),
+        })
+        .collect();
+    assert_eq!(paras, ["Drop cap.", "Margin cap.", "Plain."]);
+    // a frame that is not a drop cap stays a paragraph of its own
+    let framed =
+        r#"<w:p><w:pPr><w:framePr w:wrap="around"/></w:pPr><w:r><w:t>Box</w:t></w:r></w:p>"#;
+    let doc = run(&docx(&format!("{framed}{}", p("Next.")), &[]));
+    assert_eq!(blocks(&doc).len(), 2);
+}

@@ -70,18 +70,66 @@ def strip_markup(s: str) -> str:
     return MARKUP.sub(" ", s)
 
 
+# A pair of unescaped emphasis or strikethrough delimiter runs around text on one line
+# (`**foo**`, `*a*`, `~~x~~`): markup that renders as nothing, so it is removed without a space
+# (`**foo**bar` is strong "foo" run into "bar": the word "foobar", as CommonMark renders it).
+# A lone or escaped `*` (`2*3`, `\\*`) is text and stays.
+EMPHASIS = re.compile(r"(?<![\\*])(\*{1,3}|~~)(?=[^\s*~])([^\n]*?[^\s\\*~])\1(?![*~])")
+
+
+# An inline link whose text holds no bracket, `[text](target)`: the text alone, run into what
+# touches it (`foo[bar](u)` renders "foobar"); an image's alt text stands apart (below).
+INLINE_LINK = re.compile(r"(?<![!\\])\[((?:[^\[\]\\\n]|\\.)*)" + LINK_TARGET.pattern)
+
+
+def strip_inline(s: str) -> str:
+    r"""Inline markup that renders as nothing (emphasis, a link's brackets and target) out,
+    its text joined to what touches it (code spans: in `strip_md`).
+
+    >>> strip_inline("x[y](http://u \"t\")z, *a*b, ![alt](i.png)")
+    'xyz, ab, ![alt](i.png)'
+    """
+    while True:
+        t = INLINE_LINK.sub(r"\1", s)
+        if t == s:
+            return strip_emphasis(s)
+        s = t
+
+
+def strip_emphasis(s: str) -> str:
+    r"""Emphasis delimiters out, the text they wrap joined to what touches it.
+
+    >>> strip_emphasis("**foo**bar and *it*alic, ~~gone~~ok, ***both***, **a *b* c**")
+    'foobar and italic, goneok, both, a b c'
+    >>> strip_emphasis(r"2*3 = 6, \*x\*, a * b *c, 2**10")
+    '2*3 = 6, \\*x\\*, a * b *c, 2**10'
+    """
+    while True:
+        t = EMPHASIS.sub(r"\2", s)
+        if t == s:
+            return s
+        s = t
+
+
 def strip_md(s: str) -> str:
-    """The reading text of Markdown: no comments, URLs, data URIs, escapes or entities."""
+    """The reading text of Markdown: no comments, URLs, data URIs, emphasis markers, escapes
+    or entities (but in code spans).
+
+    >>> strip_md("`f&ouml;` a`b`c **x**y \\*z\\* [l](u) &amp;")
+    'f&ouml; abc xy *z* l &'
+    """
     s = re.sub(r"<!--.*?-->", " ", s, flags=re.S)
+    s = strip_inline(s)
     s = LINK_TARGET.sub("] ", s)
     s = LIST_NUMBER.sub(r"\1 ", s)
     s = NOTE_LABEL.sub(" ", s)
     s = re.sub(r"\(data:[^)]*\)", " ", s)
     s = re.sub(r"\\([\\`*_{}\[\]()#+\-.!|<>~&])", r"\1", s)
-    # character references with their semicolon, outside code spans (CommonMark's rule)
+    # character references with their semicolon, outside code spans (CommonMark's rule); a
+    # code span's backticks render as nothing, its text runs into what touches it
     parts = re.split(r"(`+[^`]*`+)", s)
     ref = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
-    return "".join(p if i % 2 else ref.sub(lambda m: html.unescape(m.group(0)), p)
+    return "".join(p.strip("`") if i % 2 else ref.sub(lambda m: html.unescape(m.group(0)), p)
                    for i, p in enumerate(parts))
 
 

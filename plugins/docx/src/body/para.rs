@@ -121,6 +121,10 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
             match x.next()? {
                 Ev::Empty(e) => match name(&e) {
                     b"pStyle" => p.style = attr(&e, b"val"),
+                    b"framePr" => {
+                        p.drop_cap =
+                            matches!(attr(&e, b"dropCap").as_deref(), Some("drop" | "margin"))
+                    }
                     b"outlineLvl" => {
                         p.outline = attr(&e, b"val").and_then(|v| v.trim().parse().ok())
                     }
