@@ -541,17 +541,28 @@ impl<'w> Writer<'w> {
             _ => s.is_empty(),
         };
         let line_start = empty(s, &self.stream);
-        for (i, run) in merge_runs(content).enumerate() {
+        let mut runs = merge_runs(content).enumerate().peekable();
+        while let Some((i, run)) = runs.next() {
             let inline = match run {
                 Run::Text(text, style) => {
                     let at_start =
                         line_start && i == 0 || !empty(s, &self.stream) && s.ends_with('\n');
+                    let around = Around {
+                        before: if empty(s, &self.stream) {
+                            ' '
+                        } else {
+                            s.chars().next_back().unwrap_or(' ')
+                        },
+                        after: runs.peek().map_or(' ', |(_, next)| next.first_char()),
+                    };
                     if top {
                         let stream = &mut self.stream;
-                        write_styled(s, &text, style, ctx, at_start, &mut |o| stream.drain(o));
+                        write_styled(s, &text, style, ctx, at_start, around, &mut |o| {
+                            stream.drain(o)
+                        });
                         stream.drain(s);
                     } else {
-                        write_styled(s, &text, style, ctx, at_start, &mut |_| {});
+                        write_styled(s, &text, style, ctx, at_start, around, &mut |_| {});
                     }
                     continue;
                 }
@@ -633,6 +644,18 @@ enum Run<'a> {
     Other(&'a Inline),
 }
 
+impl Run<'_> {
+    /// The first character this run writes, as far as emphasis flanking cares: a link, code
+    /// span, image or note reference starts with punctuation, a break with whitespace.
+    fn first_char(&self) -> char {
+        match self {
+            Run::Text(text, _) => text.chars().next().unwrap_or(' '),
+            Run::Other(Inline::Break) => ' ',
+            Run::Other(_) => '[',
+        }
+    }
+}
+
 /// What an [`Inline::Lines`] reads as between two of its lines.
 static BREAK: Inline = Inline::Break;
 
@@ -699,6 +722,42 @@ fn merge_runs(content: &[Inline]) -> impl Iterator<Item = Run<'_>> {
     })
 }
 
+/// The characters just outside a text run: the last one written before it (a space at the
+/// start) and the first the next inline writes (a space at the end).
+#[derive(Clone, Copy)]
+struct Around {
+    before: char,
+    after: char,
+}
+
+/// Punctuation as CommonMark's flanking rules count it: ASCII punctuation and Unicode
+/// punctuation and symbols (approximated as neither alphanumeric nor whitespace).
+fn is_punct(c: char) -> bool {
+    c.is_ascii_punctuation() || !(c.is_alphanumeric() || c.is_whitespace())
+}
+
+/// The escaped text's first character and its byte length, with its backslash when escaped.
+fn first_unit(escaped: &str) -> Option<(char, usize)> {
+    let mut chars = escaped.chars();
+    match (chars.next()?, chars.next()) {
+        ('\\', Some(c)) if c.is_ascii_punctuation() => Some((c, 2)),
+        (c, _) => Some((c, c.len_utf8())),
+    }
+}
+
+/// The escaped text's last character and its byte length, with its backslash when escaped
+/// (an odd number of backslashes before it).
+fn last_unit(escaped: &str) -> Option<(char, usize)> {
+    let c = escaped.chars().next_back()?;
+    let before = &escaped[..escaped.len() - c.len_utf8()];
+    let slashes = before.bytes().rev().take_while(|&b| b == b'\\').count();
+    if c.is_ascii_punctuation() && slashes % 2 == 1 {
+        Some((c, c.len_utf8() + 1))
+    } else {
+        Some((c, c.len_utf8()))
+    }
+}
+
 /// Writes a text run; `hook` gets `s` now and then while a long plain run is escaped.
 fn write_styled(
     s: &mut String,
@@ -706,6 +765,7 @@ fn write_styled(
     style: Style,
     ctx: Context,
     at_line_start: bool,
+    around: Around,
     hook: &mut dyn FnMut(&mut String),
 ) {
     let text = match ctx {
@@ -724,10 +784,46 @@ fn write_styled(
         return;
     }
     // Markers must hug the text: whitespace goes outside them.
-    let lead = &escaped[..escaped.len() - escaped.trim_start().len()];
+    let lead_end = escaped.len() - escaped.trim_start().len();
     let trail_start = escaped.trim_end().len();
-    let core = &escaped[lead.len()..trail_start];
-    let trail = &escaped[trail_start..];
+    // CommonMark opens emphasis before punctuation only after whitespace or punctuation, and
+    // closes it after punctuation only before whitespace or punctuation: `**foo.**bar` and
+    // `x*(y)*z` show their asterisks. Punctuation at such an edge goes outside the markers
+    // (`**foo**.bar`, `x(*y*)z`); elsewhere (`**Note:** text`) it stays inside.
+    let before = escaped[..lead_end]
+        .chars()
+        .next_back()
+        .unwrap_or(around.before);
+    let after = escaped[trail_start..]
+        .chars()
+        .next()
+        .unwrap_or(around.after);
+    let mut core_start = lead_end;
+    if !(before.is_whitespace() || is_punct(before)) {
+        while let Some((c, len)) = first_unit(&escaped[core_start..trail_start]) {
+            if !is_punct(c) {
+                break;
+            }
+            core_start += len;
+        }
+    }
+    let mut core_end = trail_start;
+    if !(after.is_whitespace() || is_punct(after)) {
+        while let Some((c, len)) = last_unit(&escaped[core_start..core_end]) {
+            if !is_punct(c) {
+                break;
+            }
+            core_end -= len;
+        }
+    }
+    if core_start == core_end {
+        // Punctuation only: nothing left to mark.
+        s.push_str(&escaped);
+        return;
+    }
+    let lead = &escaped[..core_start];
+    let core = &escaped[core_start..core_end];
+    let trail = &escaped[core_end..];
     let mut open = String::new();
     if style.bold {
         open.push_str("**");
@@ -1217,6 +1313,60 @@ mod tests {
             Inline::styled("alic", Style::ITALIC),
         ]);
         assert_eq!(md(vec![p]), "a **bold** and *italic*\n");
+    }
+
+    #[test]
+    fn punctuation_at_an_edge_goes_outside_markers_that_would_not_open_or_close() {
+        let p = |runs: Vec<Inline>| md(vec![Block::Paragraph(runs)]);
+        assert_eq!(
+            p(vec![
+                Inline::styled("foo.", Style::BOLD),
+                Inline::plain("bar")
+            ]),
+            "**foo**.bar\n"
+        );
+        assert_eq!(
+            p(vec![
+                Inline::plain("x"),
+                Inline::styled("(y)", Style::ITALIC),
+                Inline::plain("z")
+            ]),
+            "x(*y*)z\n"
+        );
+        // Escaped punctuation moves whole, backslash and all.
+        assert_eq!(
+            p(vec![
+                Inline::plain("a"),
+                Inline::styled("*b*", Style::BOLD),
+                Inline::plain("c")
+            ]),
+            "a\\***b**\\*c\n"
+        );
+        // Where the markers work as they are, nothing moves.
+        assert_eq!(
+            p(vec![
+                Inline::styled("Note:", Style::BOLD),
+                Inline::plain(" text (")
+            ]),
+            "**Note:** text (\n"
+        );
+        assert_eq!(
+            p(vec![
+                Inline::plain("("),
+                Inline::styled("(y)", Style::ITALIC),
+                Inline::plain(")")
+            ]),
+            "(*(y)*)\n"
+        );
+        // Punctuation alone is not marked.
+        assert_eq!(
+            p(vec![
+                Inline::plain("a"),
+                Inline::styled("...", Style::BOLD),
+                Inline::plain("b")
+            ]),
+            "a...b\n"
+        );
     }
 
     #[test]

@@ -22,7 +22,9 @@ while (( $# )); do
   esac
 done
 venv="${QUIRE_EVAL_VENV:-$HOME/.cache/quire/eval-venv}"
-if [[ ! -x "$venv/bin/python" ]]; then
+# Checked by importing, not by the folder: a venv whose install was cut short is completed.
+if [[ ! -x "$venv/bin/python" ]] ||
+   ! "$venv/bin/python" -c "import docx, reportlab, pymupdf4llm, playwright" 2>/dev/null; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet "python-docx==1.2.0" "reportlab==5.1.0" "pymupdf==2.0" \
     "pymupdf4llm==2.0" "playwright==1.65.2"
