@@ -214,6 +214,33 @@ both_stores!(progress_is_monotonic_and_fenced, |kind| async move {
         .finish(&a.spec.id, c.attempt, &done(Status::Failed))
         .await
         .unwrap());
+    store.close().await;
+});
+
+// A worker whose finish was applied but whose reply was lost (its link cut at that moment:
+// scripts/measure/multihost.sh --cut 20) resends the same finish; that must succeed without
+// a second change, while any other finish of the ended attempt is still refused.
+both_stores!(a_replayed_finish_succeeds_once_applied, |kind| async move {
+    let store = open(kind).await;
+    let a = new_job(true);
+    store.create(&a, None).await.unwrap();
+    let now = Utc::now();
+    let c = store
+        .claim(now, now.timestamp_millis() + 60_000)
+        .await
+        .unwrap()
+        .unwrap();
+    let end = done(Status::Completed);
+    assert!(store.finish(&a.spec.id, c.attempt, &end).await.unwrap());
+    let first = store.get(&a.spec.id).await.unwrap().unwrap();
+    assert!(store.finish(&a.spec.id, c.attempt, &end).await.unwrap());
+    let again = store.get(&a.spec.id).await.unwrap().unwrap();
+    assert_eq!(again.state.status, Status::Completed);
+    assert_eq!(again.state.completed_at, first.state.completed_at);
+    let mut later = end.clone();
+    later.at = end.at + CDuration::seconds(1);
+    assert!(!store.finish(&a.spec.id, c.attempt, &later).await.unwrap());
+    assert!(!store.finish(&a.spec.id, c.attempt + 1, &end).await.unwrap());
     assert!(!store
         .progress(&a.spec.id, c.attempt, 10, Utc::now())
         .await

@@ -468,7 +468,9 @@ impl EmbeddedStore {
         let finish = finish.clone();
         self.write(move |txn| {
             let Some(mut job) = current(txn, &id, attempt)? else {
-                return Ok(false);
+                // A replay of the finish that already ended this attempt changes nothing and
+                // succeeds (as on Redis, where the reply to the first can be lost).
+                return Ok(load(txn, &id)?.is_some_and(|j| replayed(&j, attempt, &finish)));
             };
             end_job(txn, &mut job, finish)?;
             Ok(true)
@@ -730,6 +732,14 @@ fn save(txn: &WriteTransaction, job: &Job) -> StoreResult<()> {
 }
 
 /// The job when `attempt` is its current, still-processing attempt (the fence).
+/// Whether `job` was ended by this very finish of `attempt` (same status, same end time).
+fn replayed(job: &Job, attempt: u32, finish: &Finish) -> bool {
+    job.state.attempts == attempt
+        && job.state.status == finish.status
+        && job.state.completed_at.map(crate::service::job::timestamp)
+            == Some(crate::service::job::timestamp(finish.at))
+}
+
 fn current(txn: &WriteTransaction, id: &str, attempt: u32) -> StoreResult<Option<Job>> {
     Ok(load(txn, id)?
         .filter(|j| j.state.status == Status::Processing && j.state.attempts == attempt))

@@ -5,8 +5,15 @@
 -- ARGV[4] metadata JSON, ARGV[5] now (RFC 3339), ARGV[6] now (ms), ARGV[7] retention (ms),
 -- ARGV[8] job id, ARGV[9] events channel
 -- Returns 1, or 0 when the attempt is no longer current (a newer attempt owns the job).
-if redis.call('HGET', KEYS[1], 'status') ~= 'processing'
-  or redis.call('HGET', KEYS[1], 'attempts') ~= ARGV[1] then
+-- A replay of the finish that already ended this attempt (same status and completed_at: the
+-- worker resends the same finish when the reply to the first was lost on the network)
+-- returns 1 and changes nothing.
+local status = redis.call('HGET', KEYS[1], 'status')
+if redis.call('HGET', KEYS[1], 'attempts') == ARGV[1] and status == ARGV[2]
+  and redis.call('HGET', KEYS[1], 'completed_at') == ARGV[5] then
+  return 1
+end
+if status ~= 'processing' or redis.call('HGET', KEYS[1], 'attempts') ~= ARGV[1] then
   return 0
 end
 redis.call('HSET', KEYS[1], 'status', ARGV[2], 'metadata', ARGV[4],
