@@ -485,3 +485,95 @@ async fn refused_jobs_leave_no_object() {
     let mut s = std::sync::Arc::try_unwrap(s).ok().expect("sole owner");
     s.stop().await;
 }
+
+/// A TCP relay in front of moto that can be cut like a network partition: while it is down
+/// every new connection is dropped at once, and cutting it also ends the connections it is
+/// carrying (the object store client keeps pooled ones).
+struct Relay {
+    endpoint: String,
+    up: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    cut: tokio::sync::watch::Sender<u64>,
+}
+
+impl Relay {
+    async fn start() -> Relay {
+        use std::sync::atomic::Ordering;
+        let target = moto().trim_start_matches("http://").to_string();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let endpoint = format!("http://{}", listener.local_addr().unwrap());
+        let up = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let (cut, cuts) = tokio::sync::watch::channel(0u64);
+        let open = up.clone();
+        tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                if !open.load(Ordering::SeqCst) {
+                    continue;
+                }
+                let (target, mut cuts) = (target.clone(), cuts.clone());
+                // Only a cut after this connection was made ends it.
+                cuts.borrow_and_update();
+                tokio::spawn(async move {
+                    let Ok(mut outbound) = tokio::net::TcpStream::connect(&target).await else {
+                        return;
+                    };
+                    tokio::select! {
+                        _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+                        _ = cuts.changed() => {}
+                    }
+                });
+            }
+        });
+        Relay { endpoint, up, cut }
+    }
+
+    fn set_up(&self, up: bool) {
+        self.up.store(up, std::sync::atomic::Ordering::SeqCst);
+        if !up {
+            self.cut.send_modify(|n| *n += 1);
+        }
+    }
+}
+
+/// The object store away for a few seconds when a conversion ends (longer than the store
+/// client's own retries, shorter than the worker keeps trying): the result is stored once the
+/// store is back and the job completes; before, the job failed for good ("The converted file
+/// could not be saved.").
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_result_waits_for_an_object_store_that_is_briefly_away() {
+    let bucket = bucket().await;
+    let relay = Relay::start().await;
+    let endpoint = relay.endpoint.clone();
+    let mut s = TestServer::start_with(
+        StoreKind::Embedded,
+        |c| {
+            s3_config(c, &bucket);
+            c.s3_endpoint = Some(endpoint.clone());
+        },
+        1,
+    )
+    .await;
+    // Small: the input stays in the job store, only the result goes to the bucket.
+    let id = s.create("slow.txt", b"QUIRE-FAULT:slow:1500", "md").await;
+    relay.set_up(false);
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    assert_eq!(
+        s.job(&id).await["status"],
+        "processing",
+        "{}",
+        s.job(&id).await
+    );
+    relay.set_up(true);
+    final_job(&s, &id).await;
+    let r = s.get(&format!("/api/v1/jobs/{id}/result")).await;
+    assert_eq!(r.status(), 200);
+    assert!(r.text().await.unwrap().contains("QUIRE-FAULT"));
+    assert_eq!(
+        objects(&bucket, "pfx/")
+            .await
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect::<Vec<_>>(),
+        vec![format!("pfx/jobs/{id}/result.md")]
+    );
+    s.stop().await;
+}

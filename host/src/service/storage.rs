@@ -19,6 +19,24 @@
 
 use std::path::Path;
 
+/// A failure of the object store itself (unreachable, timed out, refused), as opposed to one
+/// of this host's own files: worth trying again later.
+#[derive(Debug)]
+pub struct RemoteError(pub String);
+
+impl std::fmt::Display for RemoteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RemoteError {}
+
+/// Whether `e` came from the object store rather than from a local file.
+pub fn is_remote_error(e: &std::io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<RemoteError>())
+}
+
 /// The backend, chosen by `STORAGE_URL`.
 pub enum Storage {
     /// `UPLOAD_DIR` and `OUTPUT_DIR`; nothing leaves this host.
@@ -313,7 +331,7 @@ pub mod s3 {
             object_store::Error::NotFound { .. } => {
                 std::io::Error::new(std::io::ErrorKind::NotFound, e.to_string())
             }
-            e => std::io::Error::other(format!("object store: {e}")),
+            e => std::io::Error::other(super::RemoteError(format!("object store: {e}"))),
         }
     }
 

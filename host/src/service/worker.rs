@@ -335,7 +335,7 @@ async fn run_job(
                 ))
             };
             if moved.is_ok() && shared.storage.is_remote() {
-                moved = store_output(shared, &job, &final_path, referenced).await;
+                moved = store_output(shared, &job, attempt, &final_path, referenced).await;
             }
             if let Err(e) = moved {
                 let _ = std::fs::remove_dir_all(&temp_images);
@@ -390,23 +390,62 @@ async fn run_job(
 async fn store_output(
     shared: &Shared,
     job: &Job,
+    attempt: u32,
     final_path: &std::path::Path,
     referenced: bool,
 ) -> std::io::Result<()> {
     let id = &job.spec.id;
     let images = super::outputs::images_dir(shared, id);
     let name = super::job::download_name(&job.spec.file_name, job.spec.output_format);
-    let sent = shared
-        .storage
-        .put_output(
-            id,
-            job.spec.output_format.extension(),
-            final_path,
-            referenced.then_some(images.as_path()),
-            job.spec.output_format.content_type(),
-            &super::api::content_disposition(&name),
-        )
-        .await;
+    // The object store client gives up after a few retries (~15 s, or at once when the
+    // network is down); a store that is away for longer, but less than STORE_RESULT_FOR,
+    // must not fail a job whose conversion is done. The lease is renewed all along (a large
+    // result, or a store that is away, can take longer than a lease), so no other worker
+    // takes the job meanwhile.
+    let storing = async {
+        let deadline = Instant::now() + STORE_RESULT_FOR;
+        let mut wait = Duration::from_millis(500);
+        loop {
+            let sent = shared
+                .storage
+                .put_output(
+                    id,
+                    job.spec.output_format.extension(),
+                    final_path,
+                    referenced.then_some(images.as_path()),
+                    job.spec.output_format.content_type(),
+                    &super::api::content_disposition(&name),
+                )
+                .await;
+            match sent {
+                Err(e)
+                    if super::storage::is_remote_error(&e) && Instant::now() + wait < deadline =>
+                {
+                    tracing::warn!(job = %id, error = %e, "cannot store the result yet; retrying in {wait:?}");
+                    tokio::time::sleep(wait).await;
+                    wait = (wait * 2).min(Duration::from_secs(5));
+                }
+                other => return other,
+            }
+        }
+    };
+    tokio::pin!(storing);
+    let renew_every = lease(shared) / 3;
+    let mut renew =
+        tokio::time::interval_at(tokio::time::Instant::now() + renew_every, renew_every);
+    let sent = loop {
+        tokio::select! {
+            sent = &mut storing => break sent,
+            _ = renew.tick() => {
+                let until = millis(Utc::now()) + lease(shared).as_millis() as i64;
+                if let Ok(false) = shared.store.renew(id, attempt, until).await {
+                    break Err(std::io::Error::other(
+                        "the attempt was superseded while its result was being stored",
+                    ));
+                }
+            }
+        }
+    };
     let _ = std::fs::remove_file(final_path);
     let _ = std::fs::remove_dir_all(&images);
     if sent.is_err() {
@@ -415,6 +454,10 @@ async fn store_output(
     }
     sent
 }
+
+/// How long a finished conversion's result keeps being offered to an unreachable object store
+/// before the job fails ("The converted file could not be saved.").
+const STORE_RESULT_FOR: Duration = Duration::from_secs(120);
 
 /// A local file removed when dropped (an input fetched from the object store).
 struct ScratchFile(PathBuf);
