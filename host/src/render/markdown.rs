@@ -1317,56 +1317,22 @@ mod tests {
 
     #[test]
     fn punctuation_at_an_edge_goes_outside_markers_that_would_not_open_or_close() {
-        let p = |runs: Vec<Inline>| md(vec![Block::Paragraph(runs)]);
-        assert_eq!(
-            p(vec![
-                Inline::styled("foo.", Style::BOLD),
-                Inline::plain("bar")
-            ]),
-            "**foo**.bar\n"
-        );
-        assert_eq!(
-            p(vec![
-                Inline::plain("x"),
-                Inline::styled("(y)", Style::ITALIC),
-                Inline::plain("z")
-            ]),
-            "x(*y*)z\n"
-        );
-        // Escaped punctuation moves whole, backslash and all.
-        assert_eq!(
-            p(vec![
-                Inline::plain("a"),
-                Inline::styled("*b*", Style::BOLD),
-                Inline::plain("c")
-            ]),
-            "a\\***b**\\*c\n"
-        );
-        // Where the markers work as they are, nothing moves.
-        assert_eq!(
-            p(vec![
-                Inline::styled("Note:", Style::BOLD),
-                Inline::plain(" text (")
-            ]),
-            "**Note:** text (\n"
-        );
-        assert_eq!(
-            p(vec![
-                Inline::plain("("),
-                Inline::styled("(y)", Style::ITALIC),
-                Inline::plain(")")
-            ]),
-            "(*(y)*)\n"
-        );
-        // Punctuation alone is not marked.
-        assert_eq!(
-            p(vec![
-                Inline::plain("a"),
-                Inline::styled("...", Style::BOLD),
-                Inline::plain("b")
-            ]),
-            "a...b\n"
-        );
+        let (b, i, plain) = (Style::BOLD, Style::ITALIC, Style::PLAIN);
+        let cases: [(&[(&str, Style)], &str); 6] = [
+            (&[("foo.", b), ("bar", plain)], "**foo**.bar"),
+            (&[("x", plain), ("(y)", i), ("z", plain)], "x(*y*)z"),
+            // Escaped punctuation moves whole, backslash and all.
+            (&[("a", plain), ("*b*", b), ("c", plain)], "a\\***b**\\*c"),
+            // Where the markers work as they are, nothing moves.
+            (&[("Note:", b), (" text (", plain)], "**Note:** text ("),
+            (&[("(", plain), ("(y)", i), (")", plain)], "(*(y)*)"),
+            // Punctuation alone is not marked.
+            (&[("a", plain), ("...", b), ("b", plain)], "a...b"),
+        ];
+        for (runs, want) in cases {
+            let runs = runs.iter().map(|(t, s)| Inline::styled(*t, *s)).collect();
+            assert_eq!(md(vec![Block::Paragraph(runs)]), format!("{want}\n"));
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use crate::both_stores;
 use crate::support::*;
 use chrono::{Duration as CDuration, Utc};
 use quire::service::job::{Job, JobSpec, OutputFormat, Status, MAX_ATTEMPTS};
-use quire::service::store::{Finish, Reclaimed, Store};
+use quire::service::store::{Claimed, Finish, Reclaimed, Store};
 use serde_json::json;
 
 /// A store under a fresh directory (embedded) or a fresh key prefix (Redis).
@@ -63,6 +63,19 @@ fn new_job(notify: bool) -> Job {
         options: Default::default(),
         chunking: None,
     })
+}
+
+/// A new job (with a webhook target when `notify`), created and claimed with a minute's lease.
+async fn created_and_claimed(store: &Store, notify: bool) -> (Job, Claimed) {
+    let job = new_job(notify);
+    store.create(&job, None).await.unwrap();
+    let now = Utc::now();
+    let claimed = store
+        .claim(now, now.timestamp_millis() + 60_000)
+        .await
+        .unwrap()
+        .expect("the job just queued");
+    (job, claimed)
 }
 
 fn done(status: Status) -> Finish {
@@ -162,14 +175,7 @@ both_stores!(
 
 both_stores!(progress_is_monotonic_and_fenced, |kind| async move {
     let store = open(kind).await;
-    let a = new_job(false);
-    store.create(&a, None).await.unwrap();
-    let now = Utc::now();
-    let c = store
-        .claim(now, now.timestamp_millis() + 60_000)
-        .await
-        .unwrap()
-        .unwrap();
+    let (a, c) = created_and_claimed(&store, false).await;
     assert!(store
         .progress(&a.spec.id, c.attempt, 40, Utc::now())
         .await
@@ -222,14 +228,7 @@ both_stores!(progress_is_monotonic_and_fenced, |kind| async move {
 // a second change, while any other finish of the ended attempt is still refused.
 both_stores!(a_replayed_finish_succeeds_once_applied, |kind| async move {
     let store = open(kind).await;
-    let a = new_job(true);
-    store.create(&a, None).await.unwrap();
-    let now = Utc::now();
-    let c = store
-        .claim(now, now.timestamp_millis() + 60_000)
-        .await
-        .unwrap()
-        .unwrap();
+    let (a, c) = created_and_claimed(&store, true).await;
     let end = done(Status::Completed);
     assert!(store.finish(&a.spec.id, c.attempt, &end).await.unwrap());
     let first = store.get(&a.spec.id).await.unwrap().unwrap();

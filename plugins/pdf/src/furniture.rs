@@ -215,6 +215,17 @@ mod tests {
     use crate::glyphs::Run;
     use crate::layout::Word;
 
+    /// Pages of US letter height holding `items`.
+    fn letter_pages<'a>(items: &[&'a [Item]]) -> Vec<PageItems<'a>> {
+        items
+            .iter()
+            .map(|items| PageItems {
+                items,
+                height: 792.0,
+            })
+            .collect()
+    }
+
     fn run(x: f32, y: f32, text: &str) -> Item {
         let rect = Rect::new(x, y, x + 6.0 * text.len() as f32, y + 10.0);
         Item::Run(Run {
@@ -257,16 +268,7 @@ mod tests {
             body(128.0),
             run(290.0, 760.0, "2"),
         ];
-        let pages = [
-            PageItems {
-                items: &page1,
-                height: 792.0,
-            },
-            PageItems {
-                items: &page2,
-                height: 792.0,
-            },
-        ];
+        let pages = letter_pages(&[&page1, &page2]);
         let marks = detect(&pages, 10.0);
         assert_eq!(marks[0], (vec![], vec![3]));
         assert_eq!(
@@ -281,16 +283,7 @@ mod tests {
         let body = |y: f32| run(50.0, y, "Plain body text that runs across the page");
         let page = |n: &str| vec![run(290.0, 30.0, n), body(100.0), body(114.0), body(128.0)];
         let (p1, p2) = (page("1"), page("2"));
-        let pages = [
-            PageItems {
-                items: &p1,
-                height: 792.0,
-            },
-            PageItems {
-                items: &p2,
-                height: 792.0,
-            },
-        ];
+        let pages = letter_pages(&[&p1, &p2]);
         let marks = detect(&pages, 10.0);
         assert_eq!(marks[1], (vec![0], vec![]));
     }
@@ -307,22 +300,10 @@ mod tests {
         }
         let p1 = vec![note, body(100.0), body(114.0), body(128.0)];
         let p2 = vec![body(100.0), body(114.0), body(128.0)];
-        let pages = [
-            PageItems {
-                items: &p1,
-                height: 792.0,
-            },
-            PageItems {
-                items: &p2,
-                height: 792.0,
-            },
-        ];
+        let pages = letter_pages(&[&p1, &p2]);
         assert_eq!(detect(&pages, 10.0)[0], (vec![], vec![]));
         // The same line on a one-page document is still taken for its running head.
-        let one = [PageItems {
-            items: &p1,
-            height: 792.0,
-        }];
+        let one = letter_pages(&[&p1]);
         assert_eq!(detect(&one, 10.0)[0], (vec![0], vec![]));
     }
 
