@@ -735,16 +735,24 @@ mod tests {
             .collect()
     }
 
+    /// Six lines of prose in two columns (0-240 and 260-500) at the top of a page.
+    fn prose_columns() -> Vec<Item> {
+        (0..6)
+            .flat_map(|k| {
+                let y = 12.0 * k as f32;
+                [
+                    run(0.0, y, "words of the left column set as prose lines"),
+                    run(260.0, y, "and words of the right column set as prose"),
+                ]
+            })
+            .collect()
+    }
+
     #[test]
     fn a_table_under_two_columns_is_read_row_by_row() {
         // Two columns of prose (0-240 and 260-500), then a four-column table across the page
         // whose middle column gap falls on the gutter.
-        let mut items = Vec::new();
-        for k in 0..6 {
-            let y = 12.0 * k as f32;
-            items.push(run(0.0, y, "words of the left column set as prose lines"));
-            items.push(run(260.0, y, "and words of the right column set as prose"));
-        }
+        let mut items = prose_columns();
         let rows = [
             ["Name", "Kind", "Count", "Note"],
             ["Alpha", "Red", "12", "kept"],
@@ -789,12 +797,7 @@ mod tests {
     fn tables_side_by_side_in_two_columns_stay_apart() {
         // A two-column table in the left column and a three-column one in the right, their
         // lines on one pitch: the left one wraps a cell where the right one starts a row.
-        let mut items = Vec::new();
-        for k in 0..6 {
-            let y = 12.0 * k as f32;
-            items.push(run(0.0, y, "words of the left column set as prose lines"));
-            items.push(run(260.0, y, "and words of the right column set as prose"));
-        }
+        let mut items = prose_columns();
         let left = [
             &["Alpha beta", "12"][..],
             &["gamma"],
