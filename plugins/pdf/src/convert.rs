@@ -245,7 +245,11 @@ fn read_page(
     let page: &PdfPage<'_> = reloaded.as_ref().unwrap_or(page);
     let mut check = MapCheck::default();
     let mut glyphs = match page.text() {
-        Ok(text) => glyphs::page_glyphs(&text, page, &transform, &mut check),
+        Ok(text) => {
+            let mut glyphs = glyphs::page_glyphs(&text, page, &transform, &mut check);
+            glyphs::drop_overprints(&mut glyphs);
+            glyphs
+        }
         Err(_) => {
             ctx.warn(format!(
                 "The text of page {number} could not be read: its content is damaged"
@@ -582,7 +586,8 @@ pub fn debug_runs(library: &Path, bytes: &[u8]) -> Result<Vec<String>> {
                 ch.origin().ok().map(|(x, y)| (x.value, y.value))
             ));
         }
-        let glyphs = glyphs::page_glyphs(&text, &page, &transform, &mut MapCheck::default());
+        let mut glyphs = glyphs::page_glyphs(&text, &page, &transform, &mut MapCheck::default());
+        glyphs::drop_overprints(&mut glyphs);
         for run in glyphs::runs(glyphs) {
             out.push(format!(
                 "run [{:.1} {:.1} {:.1} {:.1}] base {:.1} size {:.1}: {}",

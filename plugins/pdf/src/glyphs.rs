@@ -283,6 +283,109 @@ fn read_glyphs<S: CharSource>(
     out
 }
 
+/// Drops text drawn twice over itself: fake bold (the same string again a fraction of a point
+/// off), drop shadows, and producers that draw part of a line and then all of it at the same
+/// place. PDFium keeps every copy, which read as doubled words ("ACCESSACCESS") or as
+/// letters scattered through the line.
+///
+/// The glyphs are cut into stretches as they follow each other in the content stream (the
+/// run rule, [`continues`]). A glyph is a copy of another when both show the same text in
+/// the same direction at about the same size, their origins within 0.15 em across and 0.2 em
+/// up or down (poppler's tolerances for the same purpose are 0.1 and 0.2). A stretch is
+/// dropped when every glyph in it is a copy of a glyph of a stretch that is kept and ranks
+/// above it: longer, or as long and earlier. A partial copy therefore gives way to the full
+/// line, of two equal copies the first stays, and a stretch with any glyph of its own is
+/// kept whole, so no word loses letters.
+pub fn drop_overprints(glyphs: &mut Vec<Glyph>) {
+    /// Grid cell of the search in points; an origin moved further is never a copy.
+    const CELL: f32 = 4.0;
+    let key = |g: &Glyph| -> u64 {
+        let text = match g.text {
+            GlyphText::Char(c) => u64::from(c),
+            GlyphText::Str(s) => s.bytes().fold(1u64 << 40, |h, b| {
+                h.wrapping_mul(31).wrapping_add(u64::from(b))
+            }),
+        };
+        (text << 2) | u64::from(g.dir & 3)
+    };
+    let cell = |v: f32| (v / CELL).floor() as i32;
+    // (text and direction, row, column, glyph), sorted: a glyph's candidates are the entries
+    // with its key in the 3 x 3 cells around it.
+    let mut grid: Vec<(u64, i32, i32, u32)> = glyphs
+        .iter()
+        .enumerate()
+        .map(|(i, g)| (key(g), cell(g.baseline), cell(g.origin_x), i as u32))
+        .collect();
+    grid.sort_unstable();
+    let copies = |a: &Glyph, b: &Glyph| {
+        let size = a.size.max(b.size);
+        (a.origin_x - b.origin_x).abs() <= (0.15 * size).min(CELL)
+            && (a.baseline - b.baseline).abs() <= (0.2 * size).min(CELL)
+            && (a.size - b.size).abs() <= 0.2 * size
+    };
+    // Pairs of glyphs that are copies of each other (rare: most pages have none).
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    for &(k, row, col, i) in &grid {
+        let i = i as usize;
+        for r in row - 1..=row + 1 {
+            let lo = grid.partition_point(|e| (e.0, e.1, e.2) < (k, r, col - 1));
+            let hi = grid.partition_point(|e| (e.0, e.1, e.2) <= (k, r, col + 1));
+            for &(_, _, _, j) in &grid[lo..hi] {
+                let j = j as usize;
+                if j > i && copies(&glyphs[i], &glyphs[j]) {
+                    pairs.push((i, j));
+                }
+            }
+        }
+    }
+    if pairs.is_empty() {
+        return;
+    }
+    // Stretches in stream order, as the run rule cuts them.
+    let mut stretch = vec![0usize; glyphs.len()];
+    let mut lens = vec![1usize];
+    for i in 1..glyphs.len() {
+        let s = if continues(&glyphs[i - 1], &glyphs[i]) {
+            stretch[i - 1]
+        } else {
+            lens.push(0);
+            lens.len() - 1
+        };
+        stretch[i] = s;
+        lens[s] += 1;
+    }
+    let mut others: Vec<Vec<usize>> = vec![Vec::new(); glyphs.len()];
+    for &(i, j) in &pairs {
+        if stretch[i] != stretch[j] {
+            others[i].push(stretch[j]);
+            others[j].push(stretch[i]);
+        }
+    }
+    // Better stretches first, so whether a better one is kept is known when it is needed.
+    let ranks_above = |a: usize, b: usize| lens[a] > lens[b] || (lens[a] == lens[b] && a < b);
+    let mut order: Vec<usize> = (0..lens.len()).collect();
+    order.sort_by(|&a, &b| lens[b].cmp(&lens[a]).then(a.cmp(&b)));
+    let mut dropped = vec![false; lens.len()];
+    let mut first = vec![usize::MAX; lens.len()];
+    for (i, &s) in stretch.iter().enumerate() {
+        if first[s] == usize::MAX {
+            first[s] = i;
+        }
+    }
+    for s in order {
+        let members = first[s]..first[s] + lens[s];
+        dropped[s] = members
+            .into_iter()
+            .all(|i| others[i].iter().any(|&o| !dropped[o] && ranks_above(o, s)));
+    }
+    let mut i = 0;
+    glyphs.retain(|_| {
+        let keep = !dropped[stretch[i]];
+        i += 1;
+        keep
+    });
+}
+
 /// A page's characters turned so its main writing direction reads left to right.
 pub struct Oriented {
     /// Characters in the page's main direction, in the turned frame.
@@ -650,6 +753,65 @@ mod tests {
         ];
         forward_order(&mut line);
         assert_eq!(line[0].text, GlyphText::Char('a'));
+    }
+
+    /// Glyphs 5 pt apart from `x`, one per character, spaces marking words.
+    fn line(text: &str, x: f32, baseline: f32) -> Vec<Glyph> {
+        let mut out = Vec::new();
+        let mut space = false;
+        for (k, c) in text.chars().enumerate() {
+            if c == ' ' {
+                space = true;
+                continue;
+            }
+            let mut g = glyph(c, x + 5.0 * k as f32, std::mem::take(&mut space));
+            g.baseline = baseline;
+            g.rect.y0 = baseline - 8.0;
+            g.rect.y1 = baseline + 2.0;
+            out.push(g);
+        }
+        out
+    }
+
+    fn texts(glyphs: Vec<Glyph>) -> Vec<String> {
+        runs(glyphs).iter().map(Run::text).collect()
+    }
+
+    #[test]
+    fn text_drawn_over_itself_is_read_once() {
+        // Fake bold: the same line again 0.3 pt to the right.
+        let mut g = line("ENFORCED FOR ALL", 0.0, 20.0);
+        g.extend(line("ENFORCED FOR ALL", 0.3, 20.0));
+        g.extend(line("next line", 0.0, 40.0));
+        drop_overprints(&mut g);
+        assert_eq!(texts(g), ["ENFORCED FOR ALL", "next line"]);
+
+        // A partial copy drawn first (letters scattered along the line), then the whole line:
+        // the whole line stays, the scattered letters go.
+        let full = line("Specifies that", 100.0, 60.0);
+        let mut g: Vec<Glyph> = [0usize, 5, 6, 7, 10, 11]
+            .iter()
+            .map(|&k| {
+                let mut c = full[k.min(full.len() - 1)].clone();
+                c.space_before = true;
+                c
+            })
+            .collect();
+        g.extend(full);
+        drop_overprints(&mut g);
+        assert_eq!(texts(g), ["Specifies that"]);
+
+        // Repeated letters side by side, and a line repeated lower down, are not copies.
+        let mut g = line("llama", 0.0, 20.0);
+        g.extend(line("llama", 0.0, 32.0));
+        drop_overprints(&mut g);
+        assert_eq!(texts(g), ["llama", "llama"]);
+
+        // A stretch with a glyph of its own is kept whole: nothing loses letters.
+        let mut g = line("abc", 0.0, 20.0);
+        g.extend(line("abd", 0.2, 20.0));
+        drop_overprints(&mut g);
+        assert_eq!(g.len(), 6);
     }
 
     #[test]
