@@ -1,5 +1,6 @@
 //! Running headers and footers: lines in the top or bottom band of a page that repeat on
-//! other pages (digits ignored), or that are just a page number.
+//! other pages (digits ignored; on half the pages, or on at least three), or that are just a
+//! page number.
 //!
 //! They are left out of the text: repeated on every page they are noise to a reader or a
 //! retrieval index, and they would interrupt paragraphs that run over a page break.
@@ -57,9 +58,10 @@ pub fn detect(pages: &[PageItems<'_>], body_size: f32) -> Vec<(Vec<usize>, Vec<u
             let mut top = Vec::new();
             let mut bottom = Vec::new();
             for (i, is_top, key) in cands {
-                let repeats = pages_n >= 2
-                    && counts.get(&key).copied().unwrap_or(0) * 2 >= pages_n.max(2)
-                    && counts.get(&key).copied().unwrap_or(0) >= 2;
+                // On half the pages, or on three of a longer document: books and reports
+                // change their running heads and footers by part (front matter, chapters).
+                let count = counts.get(&key).copied().unwrap_or(0);
+                let repeats = pages_n >= 2 && count >= 2 && (count * 2 >= pages_n || count >= 3);
                 let Item::Run(run) = &page.items[i] else {
                     continue;
                 };
@@ -305,6 +307,38 @@ mod tests {
         // The same line on a one-page document is still taken for its running head.
         let one = letter_pages(&[&p1]);
         assert_eq!(detect(&one, 10.0)[0], (vec![0], vec![]));
+    }
+
+    #[test]
+    fn a_footer_of_one_part_of_a_long_document_is_furniture() {
+        // Twelve pages: the front matter (pages 1-3) has its own footer, a chapter (pages
+        // 4-12) another. A line of the bottom band on two pages only is content.
+        let body = |y: f32| run(50.0, y, "Plain body text that runs across the page");
+        let pages: Vec<Vec<Item>> = (1..=12)
+            .map(|n| {
+                let mut items = vec![body(100.0), body(114.0), body(128.0)];
+                items.push(if n <= 3 {
+                    run(
+                        50.0,
+                        760.0,
+                        "© Copyright Acme Corp. 2014. All rights reserved.",
+                    )
+                } else {
+                    run(50.0, 760.0, "Chapter 1. Securing the data")
+                });
+                if n == 5 || n == 9 {
+                    items[0] = run(50.0, 740.0, "See the appendix for the full list");
+                }
+                items
+            })
+            .collect();
+        let refs: Vec<&[Item]> = pages.iter().map(Vec::as_slice).collect();
+        let marks = detect(&letter_pages(&refs), 10.0);
+        for (n, (top, bottom)) in marks.iter().enumerate() {
+            assert!(top.is_empty(), "page {}", n + 1);
+            // Item 0 of pages 5 and 9 (a line in the band on two pages) stays.
+            assert_eq!(bottom, &[3], "page {}", n + 1);
+        }
     }
 
     #[test]
