@@ -295,7 +295,8 @@ fn read_glyphs<S: CharSource>(
 /// dropped when every glyph in it is a copy of a glyph of a stretch that is kept and ranks
 /// above it: longer, or as long and earlier. A partial copy therefore gives way to the full
 /// line, of two equal copies the first stays, and a stretch with any glyph of its own is
-/// kept whole, so no word loses letters.
+/// kept whole, so no word loses letters. Inside one stretch (every character drawn twice in
+/// turn) the second of each pair goes.
 pub fn drop_overprints(glyphs: &mut Vec<Glyph>) {
     /// Grid cell of the search in points; an origin moved further is never a copy.
     const CELL: f32 = 4.0;
@@ -354,11 +355,25 @@ pub fn drop_overprints(glyphs: &mut Vec<Glyph>) {
         stretch[i] = s;
         lens[s] += 1;
     }
+    // Of two copies next to each other in one stretch: PDFium expands a ligature ("ff",
+    // "tt") to its letters at one and the same origin, which are letters, not a copy; letters
+    // set tight (horizontally scaled, negative character spacing) stand about a glyph's
+    // width apart, a copy well under half of it.
+    let twin_of = |a: &Glyph, b: &Glyph| {
+        let dx = (a.origin_x - b.origin_x).abs();
+        dx.max((a.baseline - b.baseline).abs()) > 0.02 * a.size.max(b.size)
+            && dx <= 0.5 * a.rect.width().min(b.rect.width())
+    };
     let mut others: Vec<Vec<usize>> = vec![Vec::new(); glyphs.len()];
+    // Copies inside one stretch (each character drawn twice in turn, as an outline or a
+    // shadow, "MMuunniicciippaall"): the later glyph of each pair goes.
+    let mut twin = vec![false; glyphs.len()];
     for &(i, j) in &pairs {
         if stretch[i] != stretch[j] {
             others[i].push(stretch[j]);
             others[j].push(stretch[i]);
+        } else if j == i + 1 && twin_of(&glyphs[i], &glyphs[j]) {
+            twin[j] = true;
         }
     }
     // Better stretches first, so whether a better one is kept is known when it is needed.
@@ -376,11 +391,17 @@ pub fn drop_overprints(glyphs: &mut Vec<Glyph>) {
         let members = first[s]..first[s] + lens[s];
         dropped[s] = members
             .into_iter()
-            .all(|i| others[i].iter().any(|&o| !dropped[o] && ranks_above(o, s)));
+            .all(|i| twin[i] || others[i].iter().any(|&o| !dropped[o] && ranks_above(o, s)));
+    }
+    // A twin's word break passes to the glyph after it.
+    for i in 0..glyphs.len() - 1 {
+        if twin[i] && glyphs[i].space_before && stretch[i + 1] == stretch[i] {
+            glyphs[i + 1].space_before = true;
+        }
     }
     let mut i = 0;
     glyphs.retain(|_| {
-        let keep = !dropped[stretch[i]];
+        let keep = !dropped[stretch[i]] && !twin[i];
         i += 1;
         keep
     });
@@ -806,6 +827,35 @@ mod tests {
         g.extend(line("llama", 0.0, 32.0));
         drop_overprints(&mut g);
         assert_eq!(texts(g), ["llama", "llama"]);
+
+        // Each character drawn twice in turn, the copy 0.9 pt off (a shadow): read once.
+        let mut g = Vec::new();
+        for a in line("Lac Breton", 0.0, 20.0) {
+            let mut b = a.clone();
+            b.origin_x += 0.9;
+            b.baseline += 0.9;
+            b.space_before = false;
+            g.push(a);
+            g.push(b);
+        }
+        drop_overprints(&mut g);
+        assert_eq!(texts(g), ["Lac Breton"]);
+
+        // A ligature PDFium expands puts its letters at one origin: both stay ("different").
+        let mut g = line("different", 0.0, 20.0);
+        g[3].origin_x = g[2].origin_x;
+        drop_overprints(&mut g);
+        assert_eq!(texts(g), ["different"]);
+
+        // Condensed type: the letters 0.12 em apart, a glyph's width.
+        let mut g = line("Hello", 0.0, 20.0);
+        for (k, c) in g.iter_mut().enumerate() {
+            c.origin_x = 1.2 * k as f32;
+            c.rect.x0 = c.origin_x;
+            c.rect.x1 = c.origin_x + 1.2;
+        }
+        drop_overprints(&mut g);
+        assert_eq!(texts(g), ["Hello"]);
 
         // A stretch with a glyph of its own is kept whole: nothing loses letters.
         let mut g = line("abc", 0.0, 20.0);
