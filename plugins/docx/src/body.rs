@@ -11,7 +11,10 @@
 //! - hidden runs (`w:vanish`, `w:webHidden`) are dropped;
 //! - linked (external) images are never fetched: they appear as skipped images;
 //! - a chart (`c:chart r:id` in a drawing) is read from its part's cached values, as PPTX and
-//!   XLSX read theirs, and follows its paragraph like a text box.
+//!   XLSX read theirs, and follows its paragraph like a text box;
+//! - a SmartArt diagram (`dgm:relIds r:dm`) is read from its data part, as PPTX reads it, and
+//!   text drawn in DrawingML shapes (`a:txBody`: a locked canvas, shapes grouped without a
+//!   Word text box) is read like a text box's; both follow their paragraph.
 
 mod para;
 
@@ -30,6 +33,9 @@ pub(crate) enum Item {
     Table(TableIr),
     /// A DrawingML chart: its title and cached data.
     Chart(Chart),
+    /// A SmartArt diagram: the text of each of its points with its depth
+    /// ([`quire_ooxml::diagram::nodes`]).
+    Diagram(Vec<(usize, String)>),
 }
 
 #[derive(Debug, Default)]
