@@ -390,7 +390,12 @@ fn xbrl_facts_read_as_a_table_of_concepts_by_periods() {
     assert_eq!(
         rows,
         vec![
-            row(["Concept", "2025-04-01 – 2025-12-31", "2025-12-31", "2025-03-31"]),
+            row([
+                "Concept",
+                "2025-04-01 – 2025-12-31",
+                "2025-12-31",
+                "2025-03-31"
+            ]),
             row(["Document Type", "10-Q", "", ""]),
             row(["Entity Registrant Name", "GROOVE BOTANICALS, INC.", "", ""]),
             row(["Document Period End Date", "2025-12-31", "", ""]),

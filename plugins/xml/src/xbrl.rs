@@ -1,4 +1,4 @@
-//! XBRL instances (`<xbrl>` of contexts, units and facts): the facts read as a table.
+//! XBRL instances (`<xbrl>` of contexts, units and facts): the facts read as tables.
 //!
 //! An instance is a flat list of facts, each pointing at a context (the entity, the period and
 //! any dimension members) and, for a number, a unit. The generic walk showed the contexts as
@@ -128,9 +128,10 @@ fn flush(r: &mut Renderer<'_>, facts: &mut Vec<Fact>) {
         let mut all = vec![header];
         for (label, values) in rows.drain(..) {
             let mut row = vec![Cell::text(label)];
-            row.extend((0..periods.len()).map(|i| {
-                Cell::text(values.get(i).cloned().flatten().unwrap_or_default())
-            }));
+            row.extend(
+                (0..periods.len())
+                    .map(|i| Cell::text(values.get(i).cloned().flatten().unwrap_or_default())),
+            );
             all.push(row);
         }
         periods.clear();
