@@ -10,6 +10,8 @@
 //! - field instructions are never output, only field results; `HYPERLINK` fields become links;
 //! - hidden runs (`w:vanish`, `w:webHidden`) are dropped;
 //! - linked (external) images are never fetched: they appear as skipped images;
+//! - an embedded document (`w:altChunk`: HTML, MHT, RTF or another DOCX that Word converts
+//!   when it opens the file) is not converted; the document says so in one warning;
 //! - a chart (`c:chart r:id` in a drawing) is read from its part's cached values, as PPTX and
 //!   XLSX read theirs, and follows its paragraph like a text box;
 //! - a SmartArt diagram (`dgm:relIds r:dm`) is read from its data part, as PPTX reads it, and
@@ -127,6 +129,8 @@ pub(crate) struct Shared<'z, 'b, 'c, 'x> {
     pub footers: Vec<String>,
     pub paragraphs_read: u64,
     pub deep_warned: bool,
+    /// Embedded documents (`w:altChunk`) left out, counted for one warning at the end.
+    pub alt_chunks: u32,
 }
 
 struct Field {
@@ -397,8 +401,13 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
                         }
                     }
                     b"sectPr" => self.sect_pr(x)?,
+                    b"altChunk" => {
+                        self.sh.alt_chunks += 1;
+                        x.skip()?
+                    }
                     _ => x.skip()?,
                 },
+                Ev::Empty(e) if name(&e) == b"altChunk" => self.sh.alt_chunks += 1,
                 Ev::End | Ev::Eof => return Ok(()),
                 _ => {}
             }

@@ -530,6 +530,33 @@ fn drawingml_text_bodies_are_read_like_text_boxes() {
 }
 
 #[test]
+fn embedded_documents_left_out_are_reported_once() {
+    let body = [
+        p("Before"),
+        r#"<w:altChunk r:id="rId30"/>"#.to_owned(),
+        format!(
+            "<w:tbl><w:tr><w:tc>{}<w:altChunk r:id=\"rId31\"><w:altChunkPr><w:matchSrc/></w:altChunkPr></w:altChunk></w:tc></w:tr></w:tbl>",
+            p("Cell")
+        ),
+        p("After"),
+    ]
+    .concat();
+    let mut ctx = Context::new();
+    let doc = convert(&docx(&body, &[]), &mut ctx).expect("converts");
+    assert_eq!(blocks(&doc).first(), Some(&Block::text("Before")));
+    let warnings = ctx.warnings();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("embeds 2 other documents"),
+        "{warnings:?}"
+    );
+    // Without one, no warning.
+    let mut ctx = Context::new();
+    convert(&docx(&p("Plain"), &[]), &mut ctx).expect("converts");
+    assert!(ctx.warnings().is_empty(), "{:?}", ctx.warnings());
+}
+
+#[test]
 fn alternate_content_reads_one_branch_only() {
     let body = r#"<w:p><w:r><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing><wp:anchor><wp:docPr id="2" name="Text Box 2"/><a:graphic><a:graphicData><wps:wsp><wps:txbx><w:txbxContent><w:p><w:r><w:t>Boxed text</w:t></w:r></w:p></w:txbxContent></wps:txbx></wps:wsp></a:graphicData></a:graphic></wp:anchor></w:drawing></mc:Choice><mc:Fallback><w:pict><v:shape><v:textbox><w:txbxContent><w:p><w:r><w:t>Boxed text</w:t></w:r></w:p></w:txbxContent></v:textbox></v:shape></w:pict></mc:Fallback></mc:AlternateContent></w:r><w:r><w:t>Anchor paragraph</w:t></w:r></w:p>"#;
     let doc = run(&docx(body, &[]));
