@@ -10,8 +10,13 @@
 //! - field instructions are never output, only field results; `HYPERLINK` fields become links;
 //! - hidden runs (`w:vanish`, `w:webHidden`) are dropped;
 //! - linked (external) images are never fetched: they appear as skipped images;
+//! - an embedded document (`w:altChunk`: HTML, MHT, RTF or another DOCX that Word converts
+//!   when it opens the file) is not converted; the document says so in one warning;
 //! - a chart (`c:chart r:id` in a drawing) is read from its part's cached values, as PPTX and
-//!   XLSX read theirs, and follows its paragraph like a text box.
+//!   XLSX read theirs, and follows its paragraph like a text box;
+//! - a SmartArt diagram (`dgm:relIds r:dm`) is read from its data part, as PPTX reads it, and
+//!   text drawn in DrawingML shapes (`a:txBody`: a locked canvas, shapes grouped without a
+//!   Word text box) is read like a text box's; both follow their paragraph.
 
 mod para;
 
@@ -30,6 +35,9 @@ pub(crate) enum Item {
     Table(TableIr),
     /// A DrawingML chart: its title and cached data.
     Chart(Chart),
+    /// A SmartArt diagram: the text of each of its points with its depth
+    /// ([`quire_ooxml::diagram::nodes`]).
+    Diagram(Vec<(usize, String)>),
 }
 
 #[derive(Debug, Default)]
@@ -121,6 +129,8 @@ pub(crate) struct Shared<'z, 'b, 'c, 'x> {
     pub footers: Vec<String>,
     pub paragraphs_read: u64,
     pub deep_warned: bool,
+    /// Embedded documents (`w:altChunk`) left out, counted for one warning at the end.
+    pub alt_chunks: u32,
 }
 
 struct Field {
@@ -391,8 +401,13 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
                         }
                     }
                     b"sectPr" => self.sect_pr(x)?,
+                    b"altChunk" => {
+                        self.sh.alt_chunks += 1;
+                        x.skip()?
+                    }
                     _ => x.skip()?,
                 },
+                Ev::Empty(e) if name(&e) == b"altChunk" => self.sh.alt_chunks += 1,
                 Ev::End | Ev::Eof => return Ok(()),
                 _ => {}
             }

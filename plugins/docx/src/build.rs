@@ -12,7 +12,8 @@
 //!   labels are written out and a nested table (or a chart's table) is flattened row by row
 //!   (`a | b`);
 //! - a chart becomes its `Chart: <title>` line and its table of cached values
-//!   ([`quire_ooxml::chart`]), as in PPTX and XLSX;
+//!   ([`quire_ooxml::chart`]), as in PPTX and XLSX; a SmartArt diagram a bulleted list of
+//!   its texts ([`quire_ooxml::diagram`]), as in PPTX;
 //! - a paragraph holding nothing but pictures becomes image blocks.
 
 use crate::body::{CellIr, Item, Para, TableIr, VMerge};
@@ -208,6 +209,10 @@ impl Builder<'_> {
                     lists.flush(&mut out);
                     out.extend(chart.blocks());
                 }
+                Item::Diagram(texts) => {
+                    lists.flush(&mut out);
+                    out.extend(quire_ooxml::diagram::to_list(texts));
+                }
             }
         }
         lists.flush(&mut out);
@@ -353,6 +358,14 @@ impl Builder<'_> {
                             .map(|c: CellIr| self.cell_inlines(c.items))
                             .collect();
                         flat_row(cells, out);
+                    }
+                }
+                Item::Diagram(texts) => {
+                    for (_, t) in texts {
+                        if !out.is_empty() {
+                            out.push(Inline::Break);
+                        }
+                        out.push(Inline::plain(format!("• {t}")));
                     }
                 }
                 Item::Chart(chart) => {

@@ -166,6 +166,7 @@ pub fn convert(bytes: &[u8], ctx: &mut Context<'_>) -> Result<Document> {
         footers: Vec::new(),
         paragraphs_read: 0,
         deep_warned: false,
+        alt_chunks: 0,
     };
     let mut body_items = Vec::new();
     let mut x = Xml::new(&xml_bytes, max_depth, &main);
@@ -222,6 +223,19 @@ pub fn convert(bytes: &[u8], ctx: &mut Context<'_>) -> Result<Document> {
     }
     if wants(NoteKind::Comment) {
         comments = note_items(&mut sh, part_of("comments"), b"comment")?;
+    }
+    if sh.alt_chunks > 0 {
+        let n = sh.alt_chunks;
+        sh.ctx.warn(if n == 1 {
+            "The document embeds another document (an HTML, RTF or Word chunk that Word converts \
+             when it opens the file); its content was left out."
+                .to_owned()
+        } else {
+            format!(
+                "The document embeds {n} other documents (HTML, RTF or Word chunks that Word \
+                 converts when it opens the file); their content was left out."
+            )
+        });
     }
     let Shared {
         styles,

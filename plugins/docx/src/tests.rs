@@ -36,6 +36,7 @@ const DOC_RELS: &str = r#"<?xml version="1.0"?><Relationships xmlns="http://sche
 <Relationship Id="rId16" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/header" Target="header2.xml"/>
 <Relationship Id="rId17" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/chart" Target="charts/chart1.xml"/>
 <Relationship Id="rId18" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/chart" Target="charts/chart2.xml"/>
+<Relationship Id="rId19" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/diagramData" Target="diagrams/data1.xml"/>
 </Relationships>"#;
 
 const STYLES: &str = r#"<w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">
@@ -454,6 +455,105 @@ fn charts_keep_their_title_series_and_cached_values() {
         "{:?}",
         ctx.warnings()
     );
+}
+
+/// A SmartArt diagram as Word writes it: `a:graphicData` (diagram URI) → `dgm:relIds`, its
+/// points created out of order ("Ship" first) and put in order by their connections.
+const SMARTART_RUN: &str = r#"<w:r><w:drawing><wp:inline><wp:docPr id="3" name="Diagram 1"/><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/diagram"><dgm:relIds xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" r:dm="rId19" r:lo="rId90" r:qs="rId91" r:cs="rId92"/></a:graphicData></a:graphic></wp:inline></w:drawing></w:r>"#;
+
+const SMARTART_DATA: &str = r#"<dgm:dataModel xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><dgm:ptLst>
+<dgm:pt modelId="{0}" type="doc"><dgm:prSet/><dgm:t><a:bodyPr/><a:p><a:endParaRPr/></a:p></dgm:t></dgm:pt>
+<dgm:pt modelId="{2}"><dgm:t><a:bodyPr/><a:p><a:r><a:t>Ship</a:t></a:r></a:p></dgm:t></dgm:pt>
+<dgm:pt modelId="{1}"><dgm:t><a:bodyPr/><a:p><a:r><a:t>Plan</a:t></a:r></a:p></dgm:t></dgm:pt>
+<dgm:pt modelId="{3}"><dgm:t><a:bodyPr/><a:p><a:r><a:t>Budget</a:t></a:r></a:p></dgm:t></dgm:pt>
+<dgm:pt modelId="{9}" type="pres"><dgm:prSet presName="node"/></dgm:pt>
+</dgm:ptLst><dgm:cxnLst>
+<dgm:cxn modelId="{a}" srcId="{0}" destId="{2}" srcOrd="1" destOrd="0"/>
+<dgm:cxn modelId="{b}" srcId="{0}" destId="{1}" srcOrd="0" destOrd="0"/>
+<dgm:cxn modelId="{c}" srcId="{1}" destId="{3}" srcOrd="0" destOrd="0"/>
+<dgm:cxn modelId="{d}" type="presOf" srcId="{1}" destId="{9}" srcOrd="0" destOrd="0"/>
+</dgm:cxnLst></dgm:dataModel>"#;
+
+#[test]
+fn smartart_text_as_a_nested_list_after_its_paragraph() {
+    let body = [
+        p("Before"),
+        format!("<w:p>{SMARTART_RUN}</w:p>"),
+        p("After"),
+        format!("<w:tbl><w:tr><w:tc><w:p>{SMARTART_RUN}</w:p></w:tc></w:tr></w:tbl>"),
+    ]
+    .concat();
+    let doc = run(&docx(
+        &body,
+        &[("word/diagrams/data1.xml", SMARTART_DATA.as_bytes())],
+    ));
+    let b = blocks(&doc);
+    assert_eq!(b[0], Block::text("Before"));
+    let Block::List(List { items, ordered, .. }) = &b[1] else {
+        panic!("list expected: {b:?}")
+    };
+    assert!(!ordered);
+    let top: Vec<&Block> = items.iter().map(|i| &i.blocks[0]).collect();
+    assert_eq!(top, [&Block::text("Plan"), &Block::text("Ship")]);
+    let Some(Block::List(inner)) = items[0].blocks.get(1) else {
+        panic!("nested list expected: {items:?}")
+    };
+    assert_eq!(inner.items[0].blocks, [Block::text("Budget")]);
+    assert_eq!(b[2], Block::text("After"));
+    let Block::Table(Table { rows, .. }) = &b[3] else {
+        panic!("table expected: {b:?}")
+    };
+    assert_eq!(plain(&rows[0][0].content), "• Plan\n• Budget\n• Ship");
+}
+
+#[test]
+fn drawingml_text_bodies_are_read_like_text_boxes() {
+    // A locked canvas (Word 2007's drawing canvas) of two shapes with DrawingML text: runs,
+    // a field, a line break, bold.
+    let body = r#"<w:p><w:r><w:t>Figure anchor</w:t></w:r><w:r><w:drawing><wp:inline><wp:docPr id="3" name="Object 1"/><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/lockedCanvas"><lc:lockedCanvas xmlns:lc="http://schemas.openxmlformats.org/drawingml/2006/lockedCanvas"><a:sp><a:nvSpPr><a:cNvPr id="51" name="Rounded Rectangle 50"/><a:cNvSpPr/></a:nvSpPr><a:txSp><a:txBody><a:bodyPr/><a:lstStyle/><a:p><a:pPr algn="ctr"/><a:r><a:rPr lang="en-US" b="1"/><a:t>System</a:t></a:r><a:r><a:rPr lang="en-US" b="1"/><a:t> Support</a:t></a:r><a:endParaRPr lang="en-US"/></a:p><a:p><a:endParaRPr/></a:p></a:txBody></a:txSp></a:sp><a:sp><a:txSp><a:txBody><a:p><a:r><a:t>Low</a:t></a:r><a:br/><a:fld type="slidenum"><a:t>level</a:t></a:fld></a:p></a:txBody></a:txSp></a:sp></lc:lockedCanvas></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>"#;
+    let doc = run(&docx(body, &[]));
+    let b = blocks(&doc);
+    assert_eq!(b[0], Block::text("Figure anchor"));
+    assert_eq!(
+        b[1],
+        Block::Paragraph(vec![Inline::styled("System Support", Style::BOLD)])
+    );
+    assert_eq!(
+        b[2],
+        Block::Paragraph(vec![
+            Inline::plain("Low"),
+            Inline::Break,
+            Inline::plain("level")
+        ])
+    );
+    assert_eq!(b.len(), 3, "{b:?}");
+}
+
+#[test]
+fn embedded_documents_left_out_are_reported_once() {
+    let body = [
+        p("Before"),
+        r#"<w:altChunk r:id="rId30"/>"#.to_owned(),
+        format!(
+            "<w:tbl><w:tr><w:tc>{}<w:altChunk r:id=\"rId31\"><w:altChunkPr><w:matchSrc/></w:altChunkPr></w:altChunk></w:tc></w:tr></w:tbl>",
+            p("Cell")
+        ),
+        p("After"),
+    ]
+    .concat();
+    let mut ctx = Context::new();
+    let doc = convert(&docx(&body, &[]), &mut ctx).expect("converts");
+    assert_eq!(blocks(&doc).first(), Some(&Block::text("Before")));
+    let warnings = ctx.warnings();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("embeds 2 other documents"),
+        "{warnings:?}"
+    );
+    // Without one, no warning.
+    let mut ctx = Context::new();
+    convert(&docx(&p("Plain"), &[]), &mut ctx).expect("converts");
+    assert!(ctx.warnings().is_empty(), "{:?}", ctx.warnings());
 }
 
 #[test]

@@ -9,7 +9,7 @@ use quick_xml::events::Event;
 use quick_xml::Reader;
 use quire_ooxml::chart;
 use quire_ooxml::{relationships, Relationship, SafeZip};
-use quire_plugin_api::{Block, Cell, Context, Inline, List, ListItem, Part, Result, Style, Table};
+use quire_plugin_api::{Block, Cell, Context, Inline, Part, Result, Style, Table};
 use std::collections::{HashMap, HashSet};
 
 type Positions = Vec<(Placeholder, (i64, i64))>;
@@ -279,20 +279,7 @@ fn shape_blocks(
             };
             let target = rel.target.clone();
             if let Ok(Some(xml)) = zip.read(&target) {
-                let items: Vec<ListItem> = diagram_texts(&xml)
-                    .into_iter()
-                    .map(|t| ListItem {
-                        blocks: vec![Block::text(t)],
-                        checked: None,
-                    })
-                    .collect();
-                if !items.is_empty() {
-                    out.push(Block::List(List {
-                        ordered: false,
-                        start: 1,
-                        items,
-                    }));
-                }
+                out.extend(quire_ooxml::diagram::list(&xml));
             }
         }
         Content::Chart { rid } => {
@@ -313,48 +300,6 @@ fn shape_blocks(
         }
     }
     Ok(())
-}
-
-/// The text of each SmartArt point (`dgm:pt`) in a diagram data part, in document order.
-fn diagram_texts(xml: &[u8]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut reader = Reader::from_reader(xml);
-    let mut cur: Option<String> = None;
-    let mut in_text = false;
-    loop {
-        match reader.read_event() {
-            Ok(Event::Start(e)) => match e.local_name().as_ref() {
-                b"pt" => cur = Some(String::new()),
-                b"t" => in_text = true,
-                b"p" => {
-                    if let Some(c) = cur.as_mut().filter(|c| !c.is_empty()) {
-                        c.push(' ');
-                    }
-                }
-                _ => {}
-            },
-            Ok(Event::Text(t)) if in_text => {
-                if let (Some(c), Ok(t)) = (cur.as_mut(), t.unescape()) {
-                    c.push_str(&t);
-                }
-            }
-            Ok(Event::End(e)) => match e.local_name().as_ref() {
-                b"t" => in_text = false,
-                b"pt" => {
-                    if let Some(c) = cur.take() {
-                        let c = c.split_whitespace().collect::<Vec<_>>().join(" ");
-                        if !c.is_empty() {
-                            out.push(c);
-                        }
-                    }
-                }
-                _ => {}
-            },
-            Ok(Event::Eof) | Err(_) => break,
-            _ => {}
-        }
-    }
-    out
 }
 
 /// Comment authors by id: "Name (initials)".

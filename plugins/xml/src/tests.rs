@@ -339,7 +339,7 @@ fn tei_tables_and_captions_held_by_the_table() {
 }
 
 #[test]
-fn xbrl_facts_read_as_a_table_with_their_periods() {
+fn xbrl_facts_read_as_a_table_of_concepts_by_periods() {
     let doc = convert(
         "<xbrl xmlns='http://www.xbrl.org/2003/instance' xmlns:dei='d' xmlns:us-gaap='u' \
          xmlns:xbrldi='x' xmlns:iso4217='i'>\
@@ -348,12 +348,17 @@ fn xbrl_facts_read_as_a_table_with_their_periods() {
          <context id='c1'><entity><identifier scheme='cik'>0000918573</identifier><segment>\
          <xbrldi:explicitMember dimension='us-gaap:ClassAxis'>us-gaap:SeriesBPreferredStockMember</xbrldi:explicitMember>\
          </segment></entity><period><instant>2025-12-31</instant></period></context>\
+         <context id='c2'><entity><identifier scheme='cik'>0000918573</identifier><segment>\
+         <xbrldi:explicitMember dimension='us-gaap:ClassAxis'>us-gaap:SeriesBPreferredStockMember</xbrldi:explicitMember>\
+         </segment></entity><period><instant>2025-03-31</instant></period></context>\
          <unit id='usd'><measure>iso4217:USD</measure></unit>\
          <unit id='ps'><divide><unitNumerator><measure>iso4217:USD</measure></unitNumerator>\
          <unitDenominator><measure>shares</measure></unitDenominator></divide></unit>\
          <dei:DocumentType contextRef='c0'>10-Q</dei:DocumentType>\
          <dei:EntityRegistrantName contextRef='c0'>GROOVE BOTANICALS, INC.</dei:EntityRegistrantName>\
          <dei:DocumentPeriodEndDate contextRef='c0'>2025-12-31</dei:DocumentPeriodEndDate>\
+         <us-gaap:Cash contextRef='c1' unitRef='usd' decimals='0'>24896</us-gaap:Cash>\
+         <us-gaap:Cash contextRef='c2' unitRef='usd' decimals='0'>133853</us-gaap:Cash>\
          <us-gaap:Cash contextRef='c1' unitRef='usd' decimals='0'>24896</us-gaap:Cash>\
          <us-gaap:EarningsPerShareBasic contextRef='c0' unitRef='ps'>0.10</us-gaap:EarningsPerShareBasic>\
          <us-gaap:Liabilities contextRef='c1' unitRef='usd' xsi:nil='true'/>\
@@ -379,28 +384,28 @@ fn xbrl_facts_read_as_a_table_with_their_periods() {
         .iter()
         .map(|r| r.iter().map(|c| text_of(&c.content)).collect())
         .collect();
-    let row = |a: &str, b: &str, c: &str| vec![a.to_owned(), b.to_owned(), c.to_owned()];
+    let row = |cells: [&str; 4]| cells.map(str::to_owned).to_vec();
+    // One row per concept (with its members), one column per period named once; the
+    // repeated Cash fact fills its cell once.
     assert_eq!(
         rows,
         vec![
-            row("Concept", "Period", "Value"),
-            row("Document Type", "2025-04-01 – 2025-12-31", "10-Q"),
-            row(
-                "Entity Registrant Name",
+            row([
+                "Concept",
                 "2025-04-01 – 2025-12-31",
-                "GROOVE BOTANICALS, INC."
-            ),
-            row(
-                "Document Period End Date",
-                "2025-04-01 – 2025-12-31",
-                "2025-12-31"
-            ),
-            row("Cash", "2025-12-31, Series B Preferred Stock", "24896 USD"),
-            row(
-                "Earnings Per Share Basic",
-                "2025-04-01 – 2025-12-31",
-                "0.10 USD / shares"
-            ),
+                "2025-12-31",
+                "2025-03-31"
+            ]),
+            row(["Document Type", "10-Q", "", ""]),
+            row(["Entity Registrant Name", "GROOVE BOTANICALS, INC.", "", ""]),
+            row(["Document Period End Date", "2025-12-31", "", ""]),
+            row([
+                "Cash (Series B Preferred Stock)",
+                "",
+                "24896 USD",
+                "133853 USD"
+            ]),
+            row(["Earnings Per Share Basic", "0.10 USD / shares", "", ""]),
         ]
     );
     assert_eq!(t.header_rows, 1);
@@ -410,4 +415,30 @@ fn xbrl_facts_read_as_a_table_with_their_periods() {
         "{b:#?}"
     );
     assert_eq!(b.len(), 3, "no context or unit shown as text: {b:#?}");
+}
+
+#[test]
+fn xbrl_tables_hold_at_most_four_periods_and_never_overwrite_a_value() {
+    let mut xml = String::from("<xbrl xmlns='http://www.xbrl.org/2003/instance' xmlns:g='u'>");
+    for y in 2020..2026 {
+        xml.push_str(&format!(
+            "<context id='y{y}'><entity><identifier scheme='cik'>1</identifier></entity>\
+             <period><instant>{y}-12-31</instant></period></context>"
+        ));
+    }
+    for y in 2020..2026 {
+        xml.push_str(&format!("<g:Assets contextRef='y{y}'>{y}0</g:Assets>"));
+    }
+    // A second, different value for a cell already filled starts a new table.
+    xml.push_str("<g:Assets contextRef='y2025'>1</g:Assets></xbrl>");
+    let doc = convert(&xml).unwrap();
+    let widths: Vec<(usize, usize)> = doc.parts[0]
+        .blocks
+        .iter()
+        .map(|b| match b {
+            Block::Table(t) => (t.rows[0].len(), t.rows.len()),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(widths, [(5, 2), (3, 2), (2, 2)]);
 }

@@ -1,11 +1,11 @@
-//! XBRL instances (`<xbrl>` of contexts, units and facts): the facts read as a table.
+//! XBRL instances (`<xbrl>` of contexts, units and facts): the facts read as tables.
 //!
 //! An instance is a flat list of facts, each pointing at a context (the entity, the period and
 //! any dimension members) and, for a number, a unit. The generic walk showed the contexts as
 //! lines of identifiers and dates and every fact as its bare value ("10", "0.10", "false"),
 //! which says nothing without the fact's name and period. Here contexts and units are only
-//! looked up; consecutive value facts become one table (concept, period, value with its
-//! unit), a text fact (a text block of escaped HTML, or prose) reads as paragraphs where it
+//! looked up; consecutive value facts become tables of concepts by periods (see [`flush`]),
+//! each value with its unit, a text fact (a text block of escaped HTML, or prose) reads as paragraphs where it
 //! stands, and the cover facts `DocumentType`, `EntityRegistrantName` and
 //! `DocumentPeriodEndDate` give the title. Everything else (footnotes, tuples) goes through
 //! the generic walk; the JSON `data` tree keeps every element either way.
@@ -56,21 +56,7 @@ pub fn render(r: &mut Renderer<'_>, root: &Element<'_>) -> Result<()> {
         r.push(Block::heading(1, title.as_str()));
         r.title = Some(title);
     }
-    let mut rows: Vec<Vec<Cell>> = Vec::new();
-    let flush = |r: &mut Renderer<'_>, rows: &mut Vec<Vec<Cell>>| {
-        if !rows.is_empty() {
-            let mut all = vec![vec![
-                Cell::text("Concept"),
-                Cell::text("Period"),
-                Cell::text("Value"),
-            ]];
-            all.append(rows);
-            r.push(Block::Table(Table {
-                header_rows: 1,
-                rows: all,
-            }));
-        }
-    };
+    let mut facts: Vec<Fact> = Vec::new();
     for c in root.elements() {
         r.tick()?;
         match c.local() {
@@ -79,7 +65,7 @@ pub fn render(r: &mut Renderer<'_>, root: &Element<'_>) -> Result<()> {
             _ => {}
         }
         let Some(context) = c.attr("contextRef") else {
-            flush(r, &mut rows);
+            flush(r, &mut facts);
             r.element(c, 2)?;
             continue;
         };
@@ -88,37 +74,115 @@ pub fn render(r: &mut Renderer<'_>, root: &Element<'_>) -> Result<()> {
             continue; // a nil fact
         }
         if c.html || !c.is_leaf() || (value.len() > PROSE_BYTES && value.contains(' ')) {
-            flush(r, &mut rows);
+            flush(r, &mut facts);
             r.element(c, 2)?;
             continue;
         }
-        let period = contexts.get(context).cloned().unwrap_or_default();
+        let (period, members) = contexts.get(context).cloned().unwrap_or_default();
         let value = match c.attr("unitRef").and_then(|u| units.get(u)) {
             Some(unit) if !unit.is_empty() => format!("{value} {unit}"),
             _ => value.into_owned(),
         };
-        rows.push(vec![
-            Cell::text(words(c.local())),
-            Cell::text(period),
-            Cell::text(value),
-        ]);
+        let concept = words(c.local());
+        let row = if members.is_empty() {
+            concept
+        } else {
+            format!("{concept} ({members})")
+        };
+        facts.push(Fact { row, period, value });
     }
-    flush(r, &mut rows);
+    flush(r, &mut facts);
     Ok(())
 }
 
-/// A context as a reader needs it: its period, then its dimension members
-/// ("2025-04-01 – 2025-12-31, Series B Preferred Stock").
-fn context_text(ctx: &Element<'_>) -> String {
+/// A value fact: its row (concept in words, with its dimension members), its period and
+/// its value with the unit.
+struct Fact {
+    row: String,
+    period: String,
+    value: String,
+}
+
+/// At most this many periods (columns) in one table of facts.
+const MAX_PERIODS: usize = 4;
+
+/// Consecutive value facts as tables the way a filing's statements show them: one row per
+/// concept (and dimension members), one column per period, the period named once in the
+/// header — not a row per fact repeating the concept and the period beside every value (a
+/// balance sheet's "Cash" at two dates is one row of two values). An instance lists its
+/// facts in the order of the report they were tagged in, so a run of facts shares a few
+/// periods; a fact whose period would make a fifth column, or that would fill a cell a
+/// different value already holds, starts the next table.
+fn flush(r: &mut Renderer<'_>, facts: &mut Vec<Fact>) {
+    let mut periods: Vec<String> = Vec::new();
+    let mut rows: Vec<(String, Vec<Option<String>>)> = Vec::new();
+    let emit = |r: &mut Renderer<'_>,
+                periods: &mut Vec<String>,
+                rows: &mut Vec<(String, Vec<Option<String>>)>| {
+        if rows.is_empty() {
+            periods.clear();
+            return;
+        }
+        let mut header = vec![Cell::text("Concept")];
+        header.extend(periods.iter().map(|p| Cell::text(p.as_str())));
+        let mut all = vec![header];
+        for (label, values) in rows.drain(..) {
+            let mut row = vec![Cell::text(label)];
+            row.extend(
+                (0..periods.len())
+                    .map(|i| Cell::text(values.get(i).cloned().flatten().unwrap_or_default())),
+            );
+            all.push(row);
+        }
+        periods.clear();
+        r.push(Block::Table(Table {
+            header_rows: 1,
+            rows: all,
+        }));
+    };
+    for fact in facts.drain(..) {
+        let col = periods.iter().position(|p| *p == fact.period);
+        let clash = col.is_some_and(|c| {
+            rows.iter().any(|(label, values)| {
+                *label == fact.row
+                    && values
+                        .get(c)
+                        .and_then(|v| v.as_ref())
+                        .is_some_and(|v| *v != fact.value)
+            })
+        });
+        if clash || (col.is_none() && periods.len() == MAX_PERIODS) {
+            emit(r, &mut periods, &mut rows);
+        }
+        let col = match periods.iter().position(|p| *p == fact.period) {
+            Some(c) => c,
+            None => {
+                periods.push(fact.period);
+                periods.len() - 1
+            }
+        };
+        let values = match rows.iter().position(|(label, _)| *label == fact.row) {
+            Some(i) => &mut rows[i].1,
+            None => {
+                rows.push((fact.row, Vec::new()));
+                &mut rows.last_mut().expect("just pushed").1
+            }
+        };
+        if values.len() <= col {
+            values.resize(col + 1, None);
+        }
+        values[col] = Some(fact.value);
+    }
+    emit(r, &mut periods, &mut rows);
+}
+
+/// A context as a reader needs it: its period ("2025-04-01 – 2025-12-31") and its dimension
+/// members ("Series B Preferred Stock").
+fn context_text(ctx: &Element<'_>) -> (String, String) {
     let mut period = String::new();
     let mut members = Vec::new();
     collect_context(ctx, &mut period, &mut members);
-    let mut parts = Vec::new();
-    if !period.is_empty() {
-        parts.push(period);
-    }
-    parts.extend(members);
-    parts.join(", ")
+    (period, members.join(", "))
 }
 
 fn collect_context(el: &Element<'_>, period: &mut String, members: &mut Vec<String>) {

@@ -316,7 +316,12 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
                         p.after.append(&mut items);
                     }
                     b"AlternateContent" => self.alternate(x, |s, x| s.graphic(x, p, alt))?,
-                    b"docPr" | b"cNvPr" | b"blip" | b"imagedata" | b"chart" => {
+                    b"txBody" => {
+                        let mut items = Vec::new();
+                        self.drawing_text(x, &mut items)?;
+                        p.after.append(&mut items);
+                    }
+                    b"docPr" | b"cNvPr" | b"blip" | b"imagedata" | b"chart" | b"relIds" => {
                         self.graphic_leaf(&e, p, alt)?;
                         x.skip()?;
                     }
@@ -355,9 +360,86 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
                 }
             }
             b"chart" => self.chart(p, attr(e, b"id"))?,
+            b"relIds" => self.diagram(p, attr(e, b"dm")),
             _ => {}
         }
         Ok(())
+    }
+
+    /// A SmartArt diagram's data part (`dgm:relIds r:dm`): the text of its points, after the
+    /// paragraph. A missing or unreadable part leaves the diagram out (its picture, when the
+    /// file has one, is not in the data part either).
+    fn diagram(&mut self, p: &mut Para, dm: Option<String>) {
+        if self.suppressed() {
+            return;
+        }
+        let Some(target) = dm
+            .and_then(|id| self.rels.get(&id))
+            .filter(|r| !r.external)
+            .map(|r| r.target.clone())
+        else {
+            return;
+        };
+        if let Ok(Some(xml)) = self.sh.zip.read(&target) {
+            let texts = quire_ooxml::diagram::nodes(&xml);
+            if !texts.is_empty() {
+                p.after.push(Item::Diagram(texts));
+            }
+        }
+    }
+
+    /// DrawingML text (`a:txBody`, `wps:txBody`): its paragraphs (`a:p`) of runs, fields and
+    /// breaks, until the end of the current element.
+    fn drawing_text<'a>(&mut self, x: &mut Xml<'a>, out: &mut Vec<Item>) -> Result<()> {
+        if !self.enter(x)? {
+            return Ok(());
+        }
+        loop {
+            match x.next()? {
+                Ev::Start(e) if name(&e) == b"p" => {
+                    let mut para = Para::default();
+                    self.drawing_para(x, &mut para)?;
+                    if !self.suppressed() {
+                        out.push(Item::Para(para));
+                    }
+                }
+                Ev::Start(_) => x.skip()?,
+                Ev::End | Ev::Eof => return Ok(()),
+                _ => {}
+            }
+        }
+    }
+
+    /// One DrawingML paragraph: the text of its runs (`a:r`) and fields (`a:fld`), `a:br` as
+    /// a line break, bold and italic from each run's `a:rPr b`/`i`.
+    fn drawing_para<'a>(&mut self, x: &mut Xml<'a>, para: &mut Para) -> Result<()> {
+        if !self.enter(x)? {
+            return Ok(());
+        }
+        let mut style = Style::default();
+        loop {
+            match x.next()? {
+                Ev::Start(e) => match name(&e) {
+                    b"r" | b"fld" => self.drawing_para(x, para)?,
+                    b"rPr" => {
+                        style = drawing_style(&e);
+                        x.skip()?;
+                    }
+                    b"t" => {
+                        let t = x.text()?;
+                        push_text(&mut para.inlines, &t, style);
+                    }
+                    _ => x.skip()?,
+                },
+                Ev::Empty(e) => match name(&e) {
+                    b"rPr" => style = drawing_style(&e),
+                    b"br" => para.inlines.push(Inline::Break),
+                    _ => {}
+                },
+                Ev::End | Ev::Eof => return Ok(()),
+                Ev::Text(_) => {}
+            }
+        }
     }
 
     /// A chart part (`c:chart r:id`, also `cx:chart`): title and cached data, after the
@@ -535,5 +617,15 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
                 _ => {}
             }
         }
+    }
+}
+
+/// Bold and italic of a DrawingML run (`a:rPr b="1" i="1"`).
+fn drawing_style(e: &quick_xml::events::BytesStart<'_>) -> Style {
+    let on = |k: &[u8]| matches!(attr(e, k).as_deref(), Some("1" | "true"));
+    Style {
+        bold: on(b"b"),
+        italic: on(b"i"),
+        strike: matches!(attr(e, b"strike").as_deref(), Some(v) if v != "noStrike"),
     }
 }

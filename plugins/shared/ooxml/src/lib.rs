@@ -1,5 +1,6 @@
 //! Shared by the office plugins (docx, pptx, spreadsheet): reading ZIP containers under limits,
-//! OOXML relationships, core properties, and DrawingML chart parts ([`chart`]).
+//! OOXML relationships, core properties, DrawingML chart parts ([`chart`]) and SmartArt diagram
+//! data ([`diagram`]).
 //!
 //! Every byte read from an archive goes through [`SafeZip::read`], which counts bytes actually
 //! inflated (not the sizes the archive declares, which an attacker controls) against a total
@@ -7,6 +8,7 @@
 //! processes DTDs or expands entities beyond the five predefined ones.
 
 pub mod chart;
+pub mod diagram;
 
 use quick_xml::events::Event;
 use quick_xml::Reader;
