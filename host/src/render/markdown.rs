@@ -646,10 +646,14 @@ enum Run<'a> {
 
 impl Run<'_> {
     /// The first character this run writes, as far as emphasis flanking cares: a link, code
-    /// span, image or note reference starts with punctuation, a break with whitespace.
+    /// span, image or note reference starts with punctuation, a break with whitespace, a
+    /// styled run with its marker unless whitespace or punctuation comes before it.
     fn first_char(&self) -> char {
         match self {
-            Run::Text(text, _) => text.chars().next().unwrap_or(' '),
+            Run::Text(text, style) => match text.chars().next() {
+                Some(c) if *style != Style::PLAIN && !(c.is_whitespace() || is_punct(c)) => '*',
+                c => c.unwrap_or(' '),
+            },
             Run::Other(Inline::Break) => ' ',
             Run::Other(_) => '[',
         }
@@ -824,12 +828,23 @@ fn write_styled(
     let lead = &escaped[..core_start];
     let core = &escaped[core_start..core_end];
     let trail = &escaped[core_end..];
+    // Markers that touch the previous run's closing asterisks would join them into one
+    // delimiter run (`*b*` then `***c***` reads `*b****c***`, which CommonMark can pair
+    // wrongly); such a run takes underscores (`*b*___c___`), when the character after it
+    // lets an underscore close (underscores do not close inside a word).
+    let touches = lead.is_empty() && ends_with_marker(s, '*');
+    let star = if touches && !around_after(trail, around).is_alphanumeric() {
+        '_'
+    } else {
+        '*'
+    };
     let mut open = String::new();
     if style.bold {
-        open.push_str("**");
+        open.push(star);
+        open.push(star);
     }
     if style.italic {
-        open.push('*');
+        open.push(star);
     }
     if style.strike {
         open.push_str("~~");
@@ -840,6 +855,19 @@ fn write_styled(
     s.push_str(core);
     s.push_str(&close);
     s.push_str(trail);
+}
+
+/// Whether `s` ends with `c` written as a marker, not escaped (an even number of
+/// backslashes before the run of `c`).
+fn ends_with_marker(s: &str, c: char) -> bool {
+    let body = s.trim_end_matches(c);
+    body.len() < s.len() && body.bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 0
+}
+
+/// The character just after a run's closing markers: its trailing whitespace or punctuation,
+/// else what comes next.
+fn around_after(trail: &str, around: Around) -> char {
+    trail.chars().next().unwrap_or(around.after)
 }
 
 /// Escapes text so Markdown reads it back as the same characters.
@@ -1313,6 +1341,31 @@ mod tests {
             Inline::styled("alic", Style::ITALIC),
         ]);
         assert_eq!(md(vec![p]), "a **bold** and *italic*\n");
+    }
+
+    #[test]
+    fn a_run_touching_another_runs_markers_takes_underscores() {
+        // Asterisks that touch form one delimiter run, which CommonMark can pair wrongly:
+        // `*b****c*****d**` reads "b", then "***c***" literally, then "d" in bold.
+        let (b, i, plain) = (Style::BOLD, Style::ITALIC, Style::PLAIN);
+        let bi = Style {
+            bold: true,
+            italic: true,
+            strike: false,
+        };
+        let cases: [(&[(&str, Style)], &str); 5] = [
+            (&[("b", i), ("c", bi), ("d", b)], "*b*___c___**d**"),
+            (&[("A", b), ("B", bi), (" x", plain)], "**A**___B___ x"),
+            (&[("3", bi), ("4", i)], "***3***_4_"),
+            // An underscore cannot close inside a word: asterisks stay before a letter.
+            (&[("a", i), ("b", b), ("c", plain)], "*a***b**c"),
+            // Whitespace between the runs: nothing touches.
+            (&[("a", i), (" ", plain), ("b", bi)], "*a* ***b***"),
+        ];
+        for (runs, want) in cases {
+            let runs = runs.iter().map(|(t, s)| Inline::styled(*t, *s)).collect();
+            assert_eq!(md(vec![Block::Paragraph(runs)]), format!("{want}\n"));
+        }
     }
 
     #[test]
