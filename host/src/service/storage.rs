@@ -931,21 +931,19 @@ pub mod profile {
                 .map(|(_, v)| v.clone())
                 .filter(|v| !v.is_empty())
         };
-        if !found {
-            if named.is_some() {
-                let shown = |f: &Option<(PathBuf, String)>, var: &str, default: &str| match f {
-                    Some((p, _)) => p.display().to_string(),
-                    None => format!(
-                        "{} (not found)",
-                        env(var).unwrap_or(format!("~/.aws/{default}"))
-                    ),
-                };
-                return Err(format!(
-                    "AWS_PROFILE names the profile '{name}', which neither {} nor {} has",
-                    shown(&credentials, "AWS_SHARED_CREDENTIALS_FILE", "credentials"),
-                    shown(&config, "AWS_CONFIG_FILE", "config"),
-                ));
-            }
+        if !found && named.is_some() {
+            let shown = |f: &Option<(PathBuf, String)>, var: &str, default: &str| match f {
+                Some((p, _)) => p.display().to_string(),
+                None => format!(
+                    "{} (not found)",
+                    env(var).unwrap_or(format!("~/.aws/{default}"))
+                ),
+            };
+            return Err(format!(
+                "AWS_PROFILE names the profile '{name}', which neither {} nor {} has",
+                shown(&credentials, "AWS_SHARED_CREDENTIALS_FILE", "credentials"),
+                shown(&config, "AWS_CONFIG_FILE", "config"),
+            ));
         }
         let keys = match (get("aws_access_key_id"), get("aws_secret_access_key")) {
             (Some(access_key_id), Some(secret_access_key)) => Some(Keys {
