@@ -113,14 +113,24 @@ s3env=(STORAGE_URL=s3://quire-measure/tp S3_ENDPOINT="http://127.0.0.1:$s3_port"
 start local 2; local_port=$port; local_pid=$server
 start s3 2 "${s3env[@]}"; s3_port_q=$port; s3_quire=$server
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# CPU ticks of a process and its children (the long-lived conversion children report theirs
+# to the parent only when they exit).
+cpu_tree() {
+  local total; total=$(cpu "$1")
+  for c in $(ps -o pid= --ppid "$1"); do total=$(( total + $(cpu "$c" 2>/dev/null || echo 0) )); done
+  echo "$total"
+}
 hz=$(getconf CLK_TCK)
-s3_cpu=0; s3_time=0; local_sum=0; s3_sum=0; s3_jobs=0
+s3_cpu=0; s3_time=0; local_sum=0; s3_sum=0; s3_jobs=0; local_quire_cpu=0; s3_quire_cpu=0
 requests_before=$(wc -l <"$work/s3.log")
 for r in $(seq "$rounds"); do
+  q0=$(cpu_tree "$local_pid")
   out=$(throughput "http://127.0.0.1:$local_port"); echo "round $r local: $out"
+  local_quire_cpu=$(( local_quire_cpu + $(cpu_tree "$local_pid") - q0 ))
   local_sum=$(awk -v a="$local_sum" -v b="${out##*: }" 'BEGIN { print a + b }')
-  before=$(cpu "$s3_pid"); t0=$(date +%s.%N)
+  before=$(cpu "$s3_pid"); t0=$(date +%s.%N); q0=$(cpu_tree "$s3_quire")
   out=$(throughput "http://127.0.0.1:$s3_port_q"); echo "round $r S3:    $out"
+  s3_quire_cpu=$(( s3_quire_cpu + $(cpu_tree "$s3_quire") - q0 ))
   s3_time=$(awk -v a="$s3_time" -v t0="$t0" -v t1="$(date +%s.%N)" 'BEGIN { print a + t1 - t0 }')
   s3_cpu=$(( s3_cpu + $(cpu "$s3_pid") - before ))
   s3_sum=$(awk -v a="$s3_sum" -v b="${out##*: }" 'BEGIN { print a + b }')
@@ -130,6 +140,8 @@ awk -v l="$local_sum" -v s="$s3_sum" -v n="$rounds" 'BEGIN {
   printf "mean: local %.1f jobs/s, S3 %.1f jobs/s, S3/local %.2f\n", l / n, s / n, s / l }'
 awk -v c="$s3_cpu" -v hz="$hz" -v t="$s3_time" -v name="$s3kind" 'BEGIN {
   printf "%s CPU during the S3 runs: %.2f s over %.2f s elapsed (%.0f%% of one core)\n", name, c / hz, t, 100 * c / hz / t }'
+awk -v l="$local_quire_cpu" -v q="$s3_quire_cpu" -v c="$s3_cpu" -v hz="$hz" -v n="$s3_jobs" -v name="$s3kind" 'BEGIN {
+  printf "CPU per job: quire %.1f ms with local folders; quire %.1f ms + %s %.1f ms with S3\n", 1000 * l / hz / n, 1000 * q / hz / n, name, 1000 * c / hz / n }'
 if [[ $s3kind == moto ]]; then
   # moto logs one line per request: "127.0.0.1 - - [date] \"PUT /bucket/key HTTP/1.1\" 200 -".
   tail -n +"$((requests_before + 1))" "$work/s3.log" | grep -ao '"[A-Z]* /quire-measure/tp[^ ]*' |
