@@ -258,7 +258,8 @@ async fn a_missing_result_object_is_the_contracts_404() {
 }
 
 /// `S3_PRESIGNED_RESULTS=true`: a 307 to a presigned URL that answers with the contract's
-/// Content-Type and Content-Disposition (stored with the object).
+/// Content-Type and Content-Disposition (signed into the URL as `response-content-*`, and
+/// stored with the object).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn presigned_results_redirect_with_the_same_headers() {
     let bucket = bucket().await;
@@ -287,6 +288,21 @@ async fn presigned_results_redirect_with_the_same_headers() {
     assert_eq!(r.status(), 307);
     let location = r.headers()["location"].to_str().unwrap().to_string();
     assert!(location.contains("X-Amz-Signature="), "{location}");
+    // The contract's headers are signed into the URL as response overrides, not only kept
+    // with the object.
+    let query: std::collections::HashMap<String, String> = reqwest::Url::parse(&location)
+        .unwrap()
+        .query_pairs()
+        .into_owned()
+        .collect();
+    assert_eq!(
+        query["response-content-disposition"],
+        quire::service::api::content_disposition("Résumé v2.md")
+    );
+    assert_eq!(
+        query["response-content-type"],
+        "text/markdown; charset=utf-8"
+    );
     let direct = reqwest::get(&location).await.unwrap();
     assert_eq!(direct.status(), 200);
     assert_eq!(

@@ -497,7 +497,11 @@ pub async fn get_result(
     let content_type = job.spec.output_format.content_type();
     if shared.storage.is_remote() {
         let ext = job.spec.output_format.extension();
-        let served = shared.storage.result(&job.spec.id, ext).await?;
+        let disposition = content_disposition(&name);
+        let served = shared
+            .storage
+            .result(&job.spec.id, ext, content_type, &disposition)
+            .await?;
         return super::outputs::from_storage(
             served,
             content_type,

@@ -186,26 +186,49 @@ impl Storage {
     }
 
     /// A job's result, streamed or as a presigned URL; `Ok(None)` when it is not there.
-    pub async fn result(&self, id: &str, ext: &str) -> std::io::Result<Option<Served>> {
+    /// A presigned URL is signed with `content_type` and `content_disposition` as the
+    /// `response-content-*` overrides, so the store answers with the contract's headers
+    /// whatever it kept with the object.
+    pub async fn result(
+        &self,
+        id: &str,
+        ext: &str,
+        content_type: &str,
+        content_disposition: &str,
+    ) -> std::io::Result<Option<Served>> {
         match self {
             Storage::Local => {
-                let _ = (id, ext);
+                let _ = (id, ext, content_type, content_disposition);
                 Ok(None)
             }
             #[cfg(feature = "storage-s3")]
-            Storage::S3(s) => s.serve(&s.result_key(id, ext)).await,
+            Storage::S3(s) => {
+                let headers = [
+                    ("response-content-disposition", content_disposition),
+                    ("response-content-type", content_type),
+                ];
+                s.serve(&s.result_key(id, ext), &headers).await
+            }
         }
     }
 
     /// One image of a `referenced` result.
-    pub async fn image(&self, id: &str, name: &str) -> std::io::Result<Option<Served>> {
+    pub async fn image(
+        &self,
+        id: &str,
+        name: &str,
+        content_type: &str,
+    ) -> std::io::Result<Option<Served>> {
         match self {
             Storage::Local => {
-                let _ = (id, name);
+                let _ = (id, name, content_type);
                 Ok(None)
             }
             #[cfg(feature = "storage-s3")]
-            Storage::S3(s) => s.serve(&s.image_key(id, name)).await,
+            Storage::S3(s) => {
+                let headers = [("response-content-type", content_type)];
+                s.serve(&s.image_key(id, name), &headers).await
+            }
         }
     }
 
@@ -368,6 +391,8 @@ pub mod s3 {
 
     pub struct S3Storage {
         store: AmazonS3,
+        /// The signing region (presigned URLs).
+        region: String,
         prefix: String,
         presigned: Option<Duration>,
         /// [`PARTS_IN_MEMORY`] permits, one per part buffer.
@@ -588,9 +613,8 @@ pub mod s3 {
                     builder = builder.with_token(token);
                 }
             }
-            if let Some(region) = chosen.region {
-                builder = builder.with_region(region);
-            }
+            let region = chosen.region.unwrap_or_else(|| "us-east-1".into());
+            builder = builder.with_region(&region);
             if let Some(endpoint) = &config.s3_endpoint {
                 builder = builder
                     .with_endpoint(endpoint.trim_end_matches('/'))
@@ -610,6 +634,7 @@ pub mod s3 {
                 .map_err(|e| anyhow::anyhow!("cannot set up the S3 store: {e}"))?;
             Ok(S3Storage {
                 store,
+                region,
                 prefix,
                 presigned: config
                     .s3_presigned_results
@@ -756,7 +781,12 @@ pub mod s3 {
             written.map(|_| true)
         }
 
-        pub async fn serve(&self, key: &Key) -> std::io::Result<Option<Served>> {
+        /// `overrides`: `response-content-*` query parameters signed into a presigned URL.
+        pub async fn serve(
+            &self,
+            key: &Key,
+            overrides: &[(&str, &str)],
+        ) -> std::io::Result<Option<Served>> {
             if let Some(expiry) = self.presigned {
                 // The object must exist: a 307 to a URL that answers 404 in S3's XML would
                 // not be the contract's 404.
@@ -765,12 +795,33 @@ pub mod s3 {
                     Err(object_store::Error::NotFound { .. }) => return Ok(None),
                     Err(e) => return Err(io(e)),
                 }
-                let url = self
+                // object_store builds the object's URL (endpoint, path style, key encoding);
+                // the query is signed here, overrides included (its own signer takes none).
+                let mut url = self
                     .store
                     .signed_url(reqwest::Method::GET, key, expiry)
                     .await
                     .map_err(io)?;
-                return Ok(Some(Served::Redirect(url.to_string())));
+                url.set_query(None);
+                let credential = self
+                    .store
+                    .credentials()
+                    .get_credential()
+                    .await
+                    .map_err(io)?;
+                let url = super::presign::presign_get(
+                    &url,
+                    &super::presign::Signing {
+                        key_id: &credential.key_id,
+                        secret: &credential.secret_key,
+                        token: credential.token.as_deref(),
+                        region: &self.region,
+                    },
+                    chrono::Utc::now(),
+                    expiry,
+                    overrides,
+                );
+                return Ok(Some(Served::Redirect(url)));
             }
             match self.store.get(key).await {
                 Ok(got) => {
@@ -852,6 +903,100 @@ pub mod s3 {
             }
             Ok(ids)
         }
+    }
+}
+
+/// Presigned GET URLs (AWS Signature Version 4, query form) whose signature covers
+/// `response-content-disposition` and `response-content-type`, so S3 answers with those
+/// headers: object_store 0.12's signer signs no extra query parameters (ARCHITECTURE.md).
+#[cfg(feature = "storage-s3")]
+pub mod presign {
+    use ring::{digest, hmac};
+
+    pub struct Signing<'a> {
+        pub key_id: &'a str,
+        pub secret: &'a str,
+        pub token: Option<&'a str>,
+        pub region: &'a str,
+    }
+
+    /// RFC 3986 unreserved characters stay; everything else is %XX (upper case), as SigV4's
+    /// canonical query string wants it.
+    fn encode(s: &str) -> String {
+        let mut out = String::with_capacity(s.len());
+        for b in s.bytes() {
+            if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+                out.push(b as char);
+            } else {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+        out
+    }
+
+    fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    fn mac(key: &[u8], data: &str) -> Vec<u8> {
+        let key = hmac::Key::new(hmac::HMAC_SHA256, key);
+        hmac::sign(&key, data.as_bytes()).as_ref().to_vec()
+    }
+
+    /// `url` (scheme, host, port and the object's path, no query) presigned for GET for
+    /// `expires`, with `extra` query parameters signed in.
+    pub fn presign_get(
+        url: &reqwest::Url,
+        signing: &Signing<'_>,
+        now: chrono::DateTime<chrono::Utc>,
+        expires: std::time::Duration,
+        extra: &[(&str, &str)],
+    ) -> String {
+        let date = now.format("%Y%m%d").to_string();
+        let stamp = now.format("%Y%m%dT%H%M%SZ").to_string();
+        let scope = format!("{date}/{}/s3/aws4_request", signing.region);
+        let mut query: Vec<(String, String)> = vec![
+            ("X-Amz-Algorithm".into(), "AWS4-HMAC-SHA256".into()),
+            (
+                "X-Amz-Credential".into(),
+                format!("{}/{scope}", signing.key_id),
+            ),
+            ("X-Amz-Date".into(), stamp.clone()),
+            ("X-Amz-Expires".into(), expires.as_secs().to_string()),
+            ("X-Amz-SignedHeaders".into(), "host".into()),
+        ];
+        if let Some(token) = signing.token {
+            query.push(("X-Amz-Security-Token".into(), token.into()));
+        }
+        query.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        let mut encoded: Vec<(String, String)> =
+            query.iter().map(|(k, v)| (encode(k), encode(v))).collect();
+        encoded.sort();
+        let canonical_query = encoded
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("&");
+        let host = match url.port() {
+            Some(port) => format!("{}:{port}", url.host_str().unwrap_or_default()),
+            None => url.host_str().unwrap_or_default().to_string(),
+        };
+        let canonical_request = format!(
+            "GET\n{}\n{canonical_query}\nhost:{host}\n\nhost\nUNSIGNED-PAYLOAD",
+            url.path()
+        );
+        let hashed = hex(digest::digest(&digest::SHA256, canonical_request.as_bytes()).as_ref());
+        let to_sign = format!("AWS4-HMAC-SHA256\n{stamp}\n{scope}\n{hashed}");
+        let key = mac(format!("AWS4{}", signing.secret).as_bytes(), &date);
+        let key = mac(&key, signing.region);
+        let key = mac(&key, "s3");
+        let key = mac(&key, "aws4_request");
+        let signature = hex(&mac(&key, &to_sign));
+        let mut out = url.clone();
+        out.set_query(Some(&format!(
+            "{canonical_query}&X-Amz-Signature={signature}"
+        )));
+        out.to_string()
     }
 }
 
@@ -1130,6 +1275,49 @@ mod tests {
                 region: Some("us-east-1".into())
             }
         );
+    }
+
+    /// The presigned URL of AWS's Signature Version 4 documentation ("Authenticating
+    /// Requests: Using Query Parameters", GET /test.txt of examplebucket, 24 May 2013, 86,400
+    /// s): the same signature; with overrides, they are in the URL and change the signature.
+    #[cfg(feature = "storage-s3")]
+    #[test]
+    fn presigned_urls_match_the_sigv4_example() {
+        use super::presign::{presign_get, Signing};
+        let url = reqwest::Url::parse("https://examplebucket.s3.amazonaws.com/test.txt").unwrap();
+        let signing = Signing {
+            key_id: "AKIAIOSFODNN7EXAMPLE",
+            secret: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            token: None,
+            region: "us-east-1",
+        };
+        let at = chrono::DateTime::parse_from_rfc3339("2013-05-24T00:00:00Z")
+            .unwrap()
+            .with_timezone(&chrono::Utc);
+        let day = std::time::Duration::from_secs(86_400);
+        let plain = presign_get(&url, &signing, at, day, &[]);
+        assert!(
+            plain.ends_with(
+                "X-Amz-Signature=aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404"
+            ),
+            "{plain}"
+        );
+        let named = presign_get(
+            &url,
+            &signing,
+            at,
+            day,
+            &[(
+                "response-content-disposition",
+                "attachment; filename=\"a b.md\"",
+            )],
+        );
+        assert!(
+            named
+                .contains("response-content-disposition=attachment%3B%20filename%3D%22a%20b.md%22"),
+            "{named}"
+        );
+        assert!(!named.contains("aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404"));
     }
 
     #[test]
