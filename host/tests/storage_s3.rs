@@ -258,7 +258,8 @@ async fn a_missing_result_object_is_the_contracts_404() {
 }
 
 /// `S3_PRESIGNED_RESULTS=true`: a 307 to a presigned URL that answers with the contract's
-/// Content-Type and Content-Disposition (stored with the object).
+/// Content-Type and Content-Disposition (signed into the URL as `response-content-*`, and
+/// stored with the object).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn presigned_results_redirect_with_the_same_headers() {
     let bucket = bucket().await;
@@ -287,6 +288,21 @@ async fn presigned_results_redirect_with_the_same_headers() {
     assert_eq!(r.status(), 307);
     let location = r.headers()["location"].to_str().unwrap().to_string();
     assert!(location.contains("X-Amz-Signature="), "{location}");
+    // The contract's headers are signed into the URL as response overrides, not only kept
+    // with the object.
+    let query: std::collections::HashMap<String, String> = reqwest::Url::parse(&location)
+        .unwrap()
+        .query_pairs()
+        .into_owned()
+        .collect();
+    assert_eq!(
+        query["response-content-disposition"],
+        quire::service::api::content_disposition("Résumé v2.md")
+    );
+    assert_eq!(
+        query["response-content-type"],
+        "text/markdown; charset=utf-8"
+    );
     let direct = reqwest::get(&location).await.unwrap();
     assert_eq!(direct.status(), 200);
     assert_eq!(
@@ -397,19 +413,24 @@ async fn large_refused_and_aborted_uploads_leave_no_debris() {
         .await;
     assert_eq!(r.status(), 413);
 
-    // A client that goes away mid-body.
+    assert_eq!(incomplete_uploads(&bucket).await, 0);
+
+    // A client that goes away mid-body: its multipart upload is aborted once the server
+    // notices (the request's task is dropped; the abort runs on its own).
     let stream = support::partial_upload(&s.base, 25_000_000, 12_000_000).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
     drop(stream);
     let start = Instant::now();
-    while !files_in(&s.config.upload_dir).is_empty() {
+    while !files_in(&s.config.upload_dir).is_empty() || incomplete_uploads(&bucket).await != 0 {
         assert!(
-            start.elapsed() < Duration::from_secs(5),
-            "partial upload left behind"
+            start.elapsed() < Duration::from_secs(10),
+            "partial upload left behind: {:?}, {} incomplete",
+            files_in(&s.config.upload_dir),
+            incomplete_uploads(&bucket).await
         );
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert_eq!(objects(&bucket, "pfx/").await.len(), 1);
-    assert_eq!(incomplete_uploads(&bucket).await, 0);
     s.stop().await;
 }
 
@@ -575,5 +596,126 @@ async fn a_result_waits_for_an_object_store_that_is_briefly_away() {
             .collect::<Vec<_>>(),
         vec![format!("pfx/jobs/{id}/result.md")]
     );
+    s.stop().await;
+}
+
+/// Uploads go to the bucket while the body is still arriving (issue 16): with a client that
+/// has sent 16 MB of a 40 MB body and stalls, the bucket already holds a multipart upload with
+/// parts, and the API host holds no copy of a text file. Before, the upload was spooled to
+/// `UPLOAD_DIR` and sent once the body had ended, so nothing reached the bucket here. The
+/// client going away then aborts the multipart upload: no object, no incomplete upload.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn uploads_stream_to_the_bucket_as_they_arrive() {
+    let bucket = bucket().await;
+    let mut s = TestServer::start_with(
+        StoreKind::Embedded,
+        |c| {
+            s3_config(c, &bucket);
+            c.max_file_size = 60 << 20;
+        },
+        0,
+    )
+    .await;
+    let stream = support::partial_upload(&s.base, 40_000_000, 16_000_000).await;
+    let start = Instant::now();
+    loop {
+        let parts = uploaded_parts(&bucket).await;
+        if parts >= 2 {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "no parts in the bucket while the body arrives (incomplete uploads: {}, parts: {parts})",
+            incomplete_uploads(&bucket).await
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(incomplete_uploads(&bucket).await, 1);
+    assert!(files_in(&s.config.upload_dir).is_empty());
+    drop(stream);
+    let start = Instant::now();
+    while incomplete_uploads(&bucket).await != 0 {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the multipart upload of a client that went away was not aborted"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(objects(&bucket, "pfx/").await.is_empty());
+    s.stop().await;
+}
+
+/// Parts of the incomplete multipart uploads in the bucket (ListParts of each).
+async fn uploaded_parts(bucket: &str) -> usize {
+    let body = reqwest::get(format!("{}/{bucket}?uploads", moto()))
+        .await
+        .expect("list uploads")
+        .text()
+        .await
+        .expect("body");
+    let mut parts = 0;
+    for upload in body.split("<Upload>").skip(1) {
+        let (key, id) = (
+            between(upload, "<Key>", "</Key>"),
+            between(upload, "<UploadId>", "</UploadId>"),
+        );
+        let listed = reqwest::get(format!("{}/{bucket}/{key}?uploadId={id}", moto()))
+            .await
+            .expect("list parts")
+            .text()
+            .await
+            .expect("body");
+        parts += listed.matches("<Part>").count();
+    }
+    parts
+}
+
+/// The upload's checks that read more than the first bytes still work when the file streams
+/// to the bucket: a PDF past the inline limit with `pages` naming no page is refused with the
+/// page count (the `pages` field after the file, as before it), leaving nothing in the bucket
+/// or the upload folder; one naming a page converts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn streamed_uploads_keep_their_checks() {
+    let bucket = bucket().await;
+    let mut s = TestServer::start_with(StoreKind::Embedded, |c| s3_config(c, &bucket), 1).await;
+    let pdf = quire_testkit::workspace().join("host/tests/fixtures/options/pages.pdf");
+    let pdf = support::padded_pdf(&std::fs::read(pdf).unwrap(), 300_000);
+    for pages_first in [true, false] {
+        let mut form = vec![support::FormPart::text("output_format", "md")];
+        let file = support::FormPart::file("file", "three.pdf", &pdf);
+        let pages = support::FormPart::text("pages", "4-");
+        if pages_first {
+            form.extend([pages, file]);
+        } else {
+            form.extend([file, pages]);
+        }
+        let r = s.post_form(&form).await;
+        assert_eq!(r.status(), 422);
+        let v: serde_json::Value = r.json().await.unwrap();
+        let msg = v["detail"][0]["msg"].as_str().unwrap_or_default();
+        assert!(msg.starts_with("The document has 3 pages"), "{v}");
+        assert!(objects(&bucket, "pfx/").await.is_empty());
+        assert_eq!(incomplete_uploads(&bucket).await, 0);
+        assert!(files_in(&s.config.upload_dir).is_empty());
+    }
+    let r = s
+        .post_form(&[
+            support::FormPart::file("file", "three.pdf", &pdf),
+            support::FormPart::text("output_format", "md"),
+            support::FormPart::text("pages", "3-9"),
+        ])
+        .await;
+    assert_eq!(r.status(), 202);
+    let v: serde_json::Value = r.json().await.unwrap();
+    let id = v["id"].as_str().unwrap().to_string();
+    assert!(files_in(&s.config.upload_dir).is_empty());
+    final_job(&s, &id).await;
+    let md = s
+        .get(&format!("/api/v1/jobs/{id}/result"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(md.contains("charlie"), "{md}");
     s.stop().await;
 }

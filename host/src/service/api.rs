@@ -181,7 +181,11 @@ pub async fn create_job(
     super::backpressure::admit(&shared).await?;
     let multipart = Multipart::from_request(req, &()).await.ok();
     let id = uuid::Uuid::new_v4().to_string();
-    let part_path = config.upload_dir.join(format!("{id}.part"));
+    let dest = super::upload::Destination {
+        storage: &shared.storage,
+        id: &id,
+        part_path: config.upload_dir.join(format!("{id}.part")),
+    };
     let built: Vec<&str> = shared
         .registry
         .ocr_providers()
@@ -195,26 +199,41 @@ pub async fn create_job(
         tokenizers: &tokenizers,
     };
     let inline_max = shared.store.inline_input_limit();
-    let form = read_form(
-        multipart,
-        part_path,
-        config.max_file_size,
-        inline_max,
-        &policy,
-    )
-    .await?;
-    let detected = match &form.file {
-        Upload::Memory(bytes) => crate::detect::detect(bytes, &form.file_name),
-        Upload::Disk(file) => {
-            let path = file.path().to_path_buf();
-            let file_name = form.file_name.clone();
-            tokio::task::spawn_blocking(move || crate::detect::detect_file(&path, &file_name))
+    let form = read_form(multipart, dest, config.max_file_size, inline_max, &policy).await?;
+    let checked = async {
+        let local = match &form.file {
+            Upload::Memory(bytes) => {
+                return supported(&shared, crate::detect::detect(bytes, &form.file_name))
+            }
+            Upload::Stored {
+                head, local: None, ..
+            } => return supported(&shared, crate::detect::detect(head, &form.file_name)),
+            Upload::Disk(file)
+            | Upload::Stored {
+                local: Some(file), ..
+            } => file.path().to_path_buf(),
+        };
+        let file_name = form.file_name.clone();
+        let detected =
+            tokio::task::spawn_blocking(move || crate::detect::detect_file(&local, &file_name))
                 .await
-                .map_err(ApiError::internal)??
+                .map_err(ApiError::internal)??;
+        supported(&shared, detected)
+    }
+    .await;
+    let checked = match checked {
+        Ok(detected) => super::options::check_for_type(&shared, &form, detected.mime)
+            .await
+            .map(|()| detected),
+        Err(e) => Err(e),
+    };
+    let detected = match checked {
+        Ok(d) => d,
+        Err(e) => {
+            form.file.discard().await;
+            return Err(e);
         }
     };
-    let detected = supported(&shared, detected)?;
-    super::options::check_for_type(&shared, &form, detected.mime).await?;
     let now = Utc::now();
     let base = base_url(config, &headers);
     let spec = JobSpec {
@@ -240,10 +259,15 @@ pub async fn create_job(
     job.owner = caller.tenant;
     // The password goes to its own record first (a worker may claim the job at once).
     if let Some(password) = &form.password {
-        shared.store.put_secret(&id, &password.0).await?;
+        if let Err(e) = shared.store.put_secret(&id, &password.0).await {
+            form.file.discard().await;
+            return Err(e.into());
+        }
     }
     let input = match form.file {
         Upload::Memory(bytes) => NewInput::Inline(bytes),
+        // The local copy some types needed for the checks goes now (`local`'s guard).
+        Upload::Stored { upload, .. } => NewInput::Stored(upload),
         Upload::Disk(file) => match file.keep(&worker::upload_path(&shared, &id)).await {
             Ok(()) => NewInput::Kept,
             Err(e) => {
@@ -288,6 +312,8 @@ pub enum NewInput {
     Inline(Vec<u8>),
     /// Already at `worker::upload_path`.
     Kept,
+    /// Already in the object store, streamed there as it arrived.
+    Stored(super::storage::InputUpload),
 }
 
 /// Records a new job (under `MAX_QUEUED_JOBS`) and wakes a worker. On a refusal nothing of
@@ -309,6 +335,14 @@ pub async fn enqueue(shared: &Arc<Shared>, job: &mut Job, input: NewInput) -> Re
                 if shared.storage.is_remote() {
                     let _ = shared.storage.remove(&id).await;
                 }
+            }
+            created
+        }
+        NewInput::Stored(upload) => {
+            let created = super::backpressure::create(shared, job, None).await;
+            match created {
+                Ok(()) => upload.keep(),
+                Err(_) => upload.discard().await,
             }
             created
         }
@@ -463,7 +497,11 @@ pub async fn get_result(
     let content_type = job.spec.output_format.content_type();
     if shared.storage.is_remote() {
         let ext = job.spec.output_format.extension();
-        let served = shared.storage.result(&job.spec.id, ext).await?;
+        let disposition = content_disposition(&name);
+        let served = shared
+            .storage
+            .result(&job.spec.id, ext, content_type, &disposition)
+            .await?;
         return super::outputs::from_storage(
             served,
             content_type,

@@ -330,6 +330,21 @@ pub fn run_serve(config: Config) -> anyhow::Result<i32> {
     Ok(0)
 }
 
+/// Allocations of 1 MiB and more (the 5 MiB part buffers of object-store transfers, large
+/// request chunks) are mapped and unmapped one by one rather than carved from malloc's heaps.
+/// glibc raises its mmap threshold after the first large block is freed (up to 32 MiB), and
+/// from then on such buffers come from per-thread arenas, which keep the memory of freed
+/// parts: peak RSS grew with the number of threads that had ever held a part, not with the
+/// parts alive. A fixed threshold turns that adjustment off (measured in ARCHITECTURE.md,
+/// object storage).
+fn large_buffers_from_the_kernel() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes a malloc parameter; called before the runtime's threads.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+    }
+}
+
 /// Entry point of `quire worker`.
 pub fn run_worker(config: Config) -> anyhow::Result<i32> {
     init_logging(&config);
@@ -338,6 +353,8 @@ pub fn run_worker(config: Config) -> anyhow::Result<i32> {
 }
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    large_buffers_from_the_kernel();
+
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("quire")

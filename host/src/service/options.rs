@@ -190,7 +190,7 @@ pub async fn check_for_type(
         ));
     }
     if let (Some(pages), true) = (&form.options.pages, matches!(converter, "pdf" | "pptx")) {
-        if let Some(total) = part_count(&form.file, converter).await {
+        if let Some(total) = part_count(&form.file, form.size, converter).await {
             let ranges = PageRanges::parse(pages).map_err(super::errors::ApiError::internal)?;
             if total > 0 && ranges.count_within(total) == 0 {
                 let noun = if converter == "pdf" { "page" } else { "slide" };
@@ -243,7 +243,7 @@ pub async fn check_for_type(
 
 /// The page (PDF) or slide (PPTX) count of the upload, read cheaply (`page_count`), or `None`
 /// when it cannot be (the conversion then judges the `pages` value, as before).
-async fn part_count(file: &super::upload::Upload, converter: &str) -> Option<u32> {
+async fn part_count(file: &super::upload::Upload, form_size: u64, converter: &str) -> Option<u32> {
     use super::page_count::{pdf_pages, pptx_slides, Source};
     let count: fn(&mut dyn Source) -> Option<u32> = if converter == "pdf" {
         pdf_pages
@@ -259,7 +259,21 @@ async fn part_count(file: &super::upload::Upload, converter: &str) -> Option<u32
     let started = std::time::Instant::now();
     let total = match file {
         super::upload::Upload::Memory(bytes) => guarded(&mut std::io::Cursor::new(&bytes[..])),
-        super::upload::Upload::Disk(part) => {
+        super::upload::Upload::Stored {
+            head, local: None, ..
+        } => {
+            // Without a local copy the first bytes are all there is: enough only when they are
+            // the whole file (`upload::needs_local_copy` gives PDFs and ZIPs a copy).
+            if (head.len() as u64) < form_size {
+                None
+            } else {
+                guarded(&mut std::io::Cursor::new(&head[..]))
+            }
+        }
+        super::upload::Upload::Disk(part)
+        | super::upload::Upload::Stored {
+            local: Some(part), ..
+        } => {
             let path = part.path().to_path_buf();
             tokio::task::spawn_blocking(move || guarded(&mut std::fs::File::open(path).ok()?))
                 .await

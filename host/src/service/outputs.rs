@@ -59,7 +59,10 @@ pub async fn image(shared: &Shared, job: &Job, name: &str) -> Result<Response, A
         return Err(ApiError::NotFound("Image not found"));
     };
     if shared.storage.is_remote() {
-        let served = shared.storage.image(&job.spec.id, name).await?;
+        let served = shared
+            .storage
+            .image(&job.spec.id, name, content_type)
+            .await?;
         return from_storage(served, content_type, None, "Image not found");
     }
     let path = images_dir(shared, &job.spec.id).join(name);

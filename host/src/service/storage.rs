@@ -4,8 +4,9 @@
 //! on different machines share nothing but Redis and the bucket.
 //!
 //! With the object store the local folders stay, as scratch space of this host only: the API
-//! spools an upload there (type detection reads containers whole), sends it to the bucket in
-//! parts and removes it; a worker fetches the input into its `UPLOAD_DIR` for the conversion
+//! streams an upload to the bucket as it arrives ([`InputUpload`]), keeping a local copy only
+//! while it checks a type whose checks read the whole file (ZIP and OLE2 containers, PDF;
+//! `upload::needs_local_copy`); a worker fetches the input into its `UPLOAD_DIR` for the conversion
 //! child, and sends the result (and the images of a `referenced` result) back once the child
 //! has written them. Results are streamed from the bucket, or answered with a redirect to a
 //! presigned URL (`S3_PRESIGNED_RESULTS`).
@@ -104,6 +105,21 @@ impl Storage {
         }
     }
 
+    /// Starts streaming job `id`'s input to the store as the request body arrives; `None` for
+    /// the local folders (the upload is written to `UPLOAD_DIR` there).
+    pub fn start_input(&self, id: &str) -> Option<InputUpload> {
+        match self {
+            Storage::Local => {
+                let _ = id;
+                None
+            }
+            #[cfg(feature = "storage-s3")]
+            Storage::S3(s) => Some(InputUpload {
+                inner: s.start_upload(s.input_key(id)),
+            }),
+        }
+    }
+
     /// Sends the upload at `local` to the store as job `id`'s input (nothing for the local
     /// folders, where it already is).
     pub async fn put_input(&self, id: &str, local: &Path) -> std::io::Result<()> {
@@ -170,26 +186,49 @@ impl Storage {
     }
 
     /// A job's result, streamed or as a presigned URL; `Ok(None)` when it is not there.
-    pub async fn result(&self, id: &str, ext: &str) -> std::io::Result<Option<Served>> {
+    /// A presigned URL is signed with `content_type` and `content_disposition` as the
+    /// `response-content-*` overrides, so the store answers with the contract's headers
+    /// whatever it kept with the object.
+    pub async fn result(
+        &self,
+        id: &str,
+        ext: &str,
+        content_type: &str,
+        content_disposition: &str,
+    ) -> std::io::Result<Option<Served>> {
         match self {
             Storage::Local => {
-                let _ = (id, ext);
+                let _ = (id, ext, content_type, content_disposition);
                 Ok(None)
             }
             #[cfg(feature = "storage-s3")]
-            Storage::S3(s) => s.serve(&s.result_key(id, ext)).await,
+            Storage::S3(s) => {
+                let headers = [
+                    ("response-content-disposition", content_disposition),
+                    ("response-content-type", content_type),
+                ];
+                s.serve(&s.result_key(id, ext), &headers).await
+            }
         }
     }
 
     /// One image of a `referenced` result.
-    pub async fn image(&self, id: &str, name: &str) -> std::io::Result<Option<Served>> {
+    pub async fn image(
+        &self,
+        id: &str,
+        name: &str,
+        content_type: &str,
+    ) -> std::io::Result<Option<Served>> {
         match self {
             Storage::Local => {
-                let _ = (id, name);
+                let _ = (id, name, content_type);
                 Ok(None)
             }
             #[cfg(feature = "storage-s3")]
-            Storage::S3(s) => s.serve(&s.image_key(id, name)).await,
+            Storage::S3(s) => {
+                let headers = [("response-content-type", content_type)];
+                s.serve(&s.image_key(id, name), &headers).await
+            }
         }
     }
 
@@ -259,6 +298,53 @@ impl Storage {
     }
 }
 
+/// An upload on its way to the object store as a job's input, sent while the request body is
+/// still being read ([`Storage::start_input`]): parts of [`s3::PART_SIZE`] as they fill, each
+/// sent while the next one fills (the process-wide cap on part buffers holds), one plain PUT
+/// when the whole file fits in one part.
+///
+/// It never leaves debris behind: dropped before [`InputUpload::finish`] (a refused upload, a
+/// client that went away), its multipart upload is aborted; dropped after it but before
+/// [`InputUpload::keep`] (the request was refused after the body was read), the object is
+/// deleted. [`InputUpload::discard`] does the same and waits for it.
+pub struct InputUpload {
+    #[cfg(feature = "storage-s3")]
+    inner: s3::Streaming,
+}
+
+impl InputUpload {
+    /// The next bytes of the body.
+    pub async fn write(&mut self, chunk: &[u8]) -> std::io::Result<()> {
+        #[cfg(feature = "storage-s3")]
+        return self.inner.write(chunk).await;
+        #[cfg(not(feature = "storage-s3"))]
+        {
+            let _ = chunk;
+            Ok(())
+        }
+    }
+
+    /// The body has ended: the object is complete in the store.
+    pub async fn finish(&mut self) -> std::io::Result<()> {
+        #[cfg(feature = "storage-s3")]
+        return self.inner.finish().await;
+        #[cfg(not(feature = "storage-s3"))]
+        Ok(())
+    }
+
+    /// The job that owns the object exists now: the object stays.
+    pub fn keep(self) {
+        #[cfg(feature = "storage-s3")]
+        self.inner.keep();
+    }
+
+    /// Aborts the multipart upload, or deletes the finished object, and waits for that.
+    pub async fn discard(self) {
+        #[cfg(feature = "storage-s3")]
+        self.inner.discard().await;
+    }
+}
+
 /// The files directly inside an images folder, by name.
 #[cfg_attr(not(feature = "storage-s3"), allow(dead_code))]
 fn image_names(dir: &Path) -> std::io::Result<Vec<String>> {
@@ -289,8 +375,10 @@ pub mod s3 {
         PutPayload,
     };
     use std::path::Path;
+    use std::sync::Arc;
     use std::time::Duration;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
     /// Part size of multipart uploads (S3's minimum); files up to one part go in one PUT.
     pub const PART_SIZE: usize = 5 << 20;
@@ -303,10 +391,182 @@ pub mod s3 {
 
     pub struct S3Storage {
         store: AmazonS3,
+        /// The signing region (presigned URLs).
+        region: String,
         prefix: String,
         presigned: Option<Duration>,
         /// [`PARTS_IN_MEMORY`] permits, one per part buffer.
-        parts: tokio::sync::Semaphore,
+        parts: Arc<Semaphore>,
+    }
+
+    /// Where a [`Streaming`] upload is.
+    enum Stage {
+        /// Receiving; a multipart upload exists once the first part was sent.
+        Open,
+        /// Complete in the store, not yet owned by a job.
+        Stored,
+        /// Owned by a job, or removed.
+        Done,
+    }
+
+    /// The S3 side of [`super::InputUpload`].
+    pub struct Streaming {
+        store: AmazonS3,
+        key: Key,
+        parts: Arc<Semaphore>,
+        /// The part being filled (one allocation of [`PART_SIZE`]) and the permit it holds.
+        part: Vec<u8>,
+        permit: Option<OwnedSemaphorePermit>,
+        /// In a (never contended) mutex only to make the upload `Sync`, as the request's future
+        /// must be: it is reached through `&mut self` (`get_mut`), without locking.
+        upload: Option<tokio::sync::Mutex<Box<dyn MultipartUpload>>>,
+        /// Parts being sent, each holding its buffer's permit until it is sent.
+        sending: tokio::task::JoinSet<object_store::Result<()>>,
+        stage: Stage,
+    }
+
+    impl Streaming {
+        pub async fn write(&mut self, mut chunk: &[u8]) -> std::io::Result<()> {
+            while !chunk.is_empty() {
+                if self.part.len() == PART_SIZE {
+                    // A full part with more to come: send it, fill the next.
+                    self.send_part().await?;
+                }
+                if self.permit.is_none() {
+                    let permit = self.parts.clone().acquire_owned().await;
+                    self.permit = Some(permit.expect("never closed"));
+                    self.part = Vec::with_capacity(PART_SIZE);
+                }
+                let take = (PART_SIZE - self.part.len()).min(chunk.len());
+                self.part.extend_from_slice(&chunk[..take]);
+                chunk = &chunk[take..];
+            }
+            // A part that failed fails the upload now, not at the end of the body.
+            while let Some(sent) = self.sending.try_join_next() {
+                if let Err(e) = sent.map_err(join_error).and_then(|r| r.map_err(io)) {
+                    self.abort().await;
+                    return Err(e);
+                }
+            }
+            Ok(())
+        }
+
+        /// Starts sending the filled part in the background, with its permit.
+        async fn send_part(&mut self) -> std::io::Result<()> {
+            if self.upload.is_none() {
+                match self.store.put_multipart(&self.key).await {
+                    Ok(u) => self.upload = Some(tokio::sync::Mutex::new(u)),
+                    Err(e) => {
+                        self.abort().await;
+                        return Err(io(e));
+                    }
+                }
+            }
+            let part = std::mem::take(&mut self.part);
+            let permit = self.permit.take();
+            let upload = self.upload.as_mut().expect("started above").get_mut();
+            let sent = upload.put_part(PutPayload::from(part));
+            self.sending.spawn(async move {
+                let sent = sent.await;
+                drop(permit);
+                sent
+            });
+            Ok(())
+        }
+
+        pub async fn finish(&mut self) -> std::io::Result<()> {
+            let done: std::io::Result<()> = async {
+                if self.upload.is_none() {
+                    let part = std::mem::take(&mut self.part);
+                    self.store
+                        .put(&self.key, PutPayload::from(part))
+                        .await
+                        .map_err(io)?;
+                    self.permit = None;
+                    return Ok(());
+                }
+                if !self.part.is_empty() {
+                    self.send_part().await?;
+                }
+                while let Some(sent) = self.sending.join_next().await {
+                    sent.map_err(join_error)?.map_err(io)?;
+                }
+                let upload = self.upload.as_mut().expect("started").get_mut();
+                upload.complete().await.map_err(io)?;
+                self.upload = None;
+                Ok(())
+            }
+            .await;
+            match done {
+                Ok(()) => {
+                    self.stage = Stage::Stored;
+                    Ok(())
+                }
+                Err(e) => {
+                    self.abort().await;
+                    Err(e)
+                }
+            }
+        }
+
+        /// Stops the parts in flight and aborts the multipart upload.
+        async fn abort(&mut self) {
+            self.sending.shutdown().await;
+            self.part = Vec::new();
+            self.permit = None;
+            if let Some(upload) = self.upload.take() {
+                if let Err(e) = upload.into_inner().abort().await {
+                    tracing::warn!(error = %e, "cannot abort a multipart upload");
+                }
+            }
+            self.stage = Stage::Done;
+        }
+
+        pub fn keep(mut self) {
+            self.stage = Stage::Done;
+        }
+
+        pub async fn discard(mut self) {
+            match self.stage {
+                Stage::Open => self.abort().await,
+                Stage::Stored => {
+                    self.stage = Stage::Done;
+                    match self.store.delete(&self.key).await {
+                        Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
+                        Err(e) => tracing::warn!(error = %e, "cannot remove a refused upload"),
+                    }
+                }
+                Stage::Done => {}
+            }
+        }
+    }
+
+    impl Drop for Streaming {
+        /// The request went away (or was refused) without [`Streaming::discard`]: the same
+        /// clean-up, on the runtime, since a drop cannot wait.
+        fn drop(&mut self) {
+            if matches!(self.stage, Stage::Done) {
+                return;
+            }
+            let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+                return;
+            };
+            let rest = Streaming {
+                store: self.store.clone(),
+                key: self.key.clone(),
+                parts: self.parts.clone(),
+                part: Vec::new(),
+                permit: None,
+                upload: self.upload.take(),
+                sending: std::mem::take(&mut self.sending),
+                stage: std::mem::replace(&mut self.stage, Stage::Done),
+            };
+            runtime.spawn(rest.discard());
+        }
+    }
+
+    fn join_error(e: tokio::task::JoinError) -> std::io::Error {
+        std::io::Error::other(super::RemoteError(format!("part upload: {e}")))
     }
 
     /// The next part of `file`: [`PART_SIZE`] bytes, fewer at the end, none after it. One
@@ -340,13 +600,21 @@ pub mod s3 {
             let (bucket, prefix) =
                 super::parse_url(url).map_err(|a| anyhow::anyhow!("STORAGE_URL: expected {a}"))?;
             // The standard AWS variables (keys, session token, region, web identity, container
-            // and instance credentials); S3_ENDPOINT and S3_FORCE_PATH_STYLE on top.
+            // and instance credentials), the profile of the shared files (`AWS_PROFILE`) where
+            // the variables give no keys or region; S3_ENDPOINT and S3_FORCE_PATH_STYLE on top.
             let mut builder = AmazonS3Builder::from_env().with_bucket_name(bucket);
-            if std::env::var_os("AWS_REGION").is_none()
-                && std::env::var_os("AWS_DEFAULT_REGION").is_none()
-            {
-                builder = builder.with_region("us-east-1");
+            let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+            let chosen = super::profile::choose(&env).map_err(|e| anyhow::anyhow!("{e}"))?;
+            if let Some(keys) = chosen.keys {
+                builder = builder
+                    .with_access_key_id(keys.access_key_id)
+                    .with_secret_access_key(keys.secret_access_key);
+                if let Some(token) = keys.session_token {
+                    builder = builder.with_token(token);
+                }
             }
+            let region = chosen.region.unwrap_or_else(|| "us-east-1".into());
+            builder = builder.with_region(&region);
             if let Some(endpoint) = &config.s3_endpoint {
                 builder = builder
                     .with_endpoint(endpoint.trim_end_matches('/'))
@@ -366,11 +634,12 @@ pub mod s3 {
                 .map_err(|e| anyhow::anyhow!("cannot set up the S3 store: {e}"))?;
             Ok(S3Storage {
                 store,
+                region,
                 prefix,
                 presigned: config
                     .s3_presigned_results
                     .then(|| Duration::from_secs(config.s3_presigned_expiry)),
-                parts: tokio::sync::Semaphore::new(PARTS_IN_MEMORY),
+                parts: Arc::new(Semaphore::new(PARTS_IN_MEMORY)),
             })
         }
 
@@ -384,6 +653,20 @@ pub mod s3 {
 
         fn job_prefix(&self, id: &str) -> Key {
             self.key(&format!("jobs/{id}"))
+        }
+
+        /// An upload to `key` that is sent as it is written ([`super::InputUpload`]).
+        pub fn start_upload(&self, key: Key) -> Streaming {
+            Streaming {
+                store: self.store.clone(),
+                key,
+                parts: self.parts.clone(),
+                part: Vec::new(),
+                permit: None,
+                upload: None,
+                sending: tokio::task::JoinSet::new(),
+                stage: Stage::Open,
+            }
         }
 
         pub fn input_key(&self, id: &str) -> Key {
@@ -498,7 +781,12 @@ pub mod s3 {
             written.map(|_| true)
         }
 
-        pub async fn serve(&self, key: &Key) -> std::io::Result<Option<Served>> {
+        /// `overrides`: `response-content-*` query parameters signed into a presigned URL.
+        pub async fn serve(
+            &self,
+            key: &Key,
+            overrides: &[(&str, &str)],
+        ) -> std::io::Result<Option<Served>> {
             if let Some(expiry) = self.presigned {
                 // The object must exist: a 307 to a URL that answers 404 in S3's XML would
                 // not be the contract's 404.
@@ -507,12 +795,33 @@ pub mod s3 {
                     Err(object_store::Error::NotFound { .. }) => return Ok(None),
                     Err(e) => return Err(io(e)),
                 }
-                let url = self
+                // object_store builds the object's URL (endpoint, path style, key encoding);
+                // the query is signed here, overrides included (its own signer takes none).
+                let mut url = self
                     .store
                     .signed_url(reqwest::Method::GET, key, expiry)
                     .await
                     .map_err(io)?;
-                return Ok(Some(Served::Redirect(url.to_string())));
+                url.set_query(None);
+                let credential = self
+                    .store
+                    .credentials()
+                    .get_credential()
+                    .await
+                    .map_err(io)?;
+                let url = super::presign::presign_get(
+                    &url,
+                    &super::presign::Signing {
+                        key_id: &credential.key_id,
+                        secret: &credential.secret_key,
+                        token: credential.token.as_deref(),
+                        region: &self.region,
+                    },
+                    chrono::Utc::now(),
+                    expiry,
+                    overrides,
+                );
+                return Ok(Some(Served::Redirect(url)));
             }
             match self.store.get(key).await {
                 Ok(got) => {
@@ -597,9 +906,419 @@ pub mod s3 {
     }
 }
 
+/// Presigned GET URLs (AWS Signature Version 4, query form) whose signature covers
+/// `response-content-disposition` and `response-content-type`, so S3 answers with those
+/// headers: object_store 0.12's signer signs no extra query parameters (ARCHITECTURE.md).
+#[cfg(feature = "storage-s3")]
+pub mod presign {
+    use ring::{digest, hmac};
+
+    pub struct Signing<'a> {
+        pub key_id: &'a str,
+        pub secret: &'a str,
+        pub token: Option<&'a str>,
+        pub region: &'a str,
+    }
+
+    /// RFC 3986 unreserved characters stay; everything else is %XX (upper case), as SigV4's
+    /// canonical query string wants it.
+    fn encode(s: &str) -> String {
+        let mut out = String::with_capacity(s.len());
+        for b in s.bytes() {
+            if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+                out.push(b as char);
+            } else {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+        out
+    }
+
+    fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    fn mac(key: &[u8], data: &str) -> Vec<u8> {
+        let key = hmac::Key::new(hmac::HMAC_SHA256, key);
+        hmac::sign(&key, data.as_bytes()).as_ref().to_vec()
+    }
+
+    /// `url` (scheme, host, port and the object's path, no query) presigned for GET for
+    /// `expires`, with `extra` query parameters signed in.
+    pub fn presign_get(
+        url: &reqwest::Url,
+        signing: &Signing<'_>,
+        now: chrono::DateTime<chrono::Utc>,
+        expires: std::time::Duration,
+        extra: &[(&str, &str)],
+    ) -> String {
+        let date = now.format("%Y%m%d").to_string();
+        let stamp = now.format("%Y%m%dT%H%M%SZ").to_string();
+        let scope = format!("{date}/{}/s3/aws4_request", signing.region);
+        let mut query: Vec<(String, String)> = vec![
+            ("X-Amz-Algorithm".into(), "AWS4-HMAC-SHA256".into()),
+            (
+                "X-Amz-Credential".into(),
+                format!("{}/{scope}", signing.key_id),
+            ),
+            ("X-Amz-Date".into(), stamp.clone()),
+            ("X-Amz-Expires".into(), expires.as_secs().to_string()),
+            ("X-Amz-SignedHeaders".into(), "host".into()),
+        ];
+        if let Some(token) = signing.token {
+            query.push(("X-Amz-Security-Token".into(), token.into()));
+        }
+        query.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        let mut encoded: Vec<(String, String)> =
+            query.iter().map(|(k, v)| (encode(k), encode(v))).collect();
+        encoded.sort();
+        let canonical_query = encoded
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("&");
+        let host = match url.port() {
+            Some(port) => format!("{}:{port}", url.host_str().unwrap_or_default()),
+            None => url.host_str().unwrap_or_default().to_string(),
+        };
+        let canonical_request = format!(
+            "GET\n{}\n{canonical_query}\nhost:{host}\n\nhost\nUNSIGNED-PAYLOAD",
+            url.path()
+        );
+        let hashed = hex(digest::digest(&digest::SHA256, canonical_request.as_bytes()).as_ref());
+        let to_sign = format!("AWS4-HMAC-SHA256\n{stamp}\n{scope}\n{hashed}");
+        let key = mac(format!("AWS4{}", signing.secret).as_bytes(), &date);
+        let key = mac(&key, signing.region);
+        let key = mac(&key, "s3");
+        let key = mac(&key, "aws4_request");
+        let signature = hex(&mac(&key, &to_sign));
+        let mut out = url.clone();
+        out.set_query(Some(&format!(
+            "{canonical_query}&X-Amz-Signature={signature}"
+        )));
+        out.to_string()
+    }
+}
+
+#[cfg_attr(not(feature = "storage-s3"), allow(dead_code))]
+/// `AWS_PROFILE`: credentials and region from the shared configuration files, read as the AWS
+/// SDKs and CLI read them (object_store reads only the variables and the metadata services).
+pub mod profile {
+    use std::path::PathBuf;
+
+    /// Static credentials.
+    #[derive(Debug, PartialEq)]
+    pub struct Keys {
+        pub access_key_id: String,
+        pub secret_access_key: String,
+        pub session_token: Option<String>,
+    }
+
+    /// What the builder gets on top of the variables object_store reads itself.
+    #[derive(Debug, PartialEq, Default)]
+    pub struct Chosen {
+        /// From the profile, when the variables name no access key.
+        pub keys: Option<Keys>,
+        /// `AWS_REGION`, `AWS_DEFAULT_REGION`, the profile's `region`, else us-east-1.
+        pub region: Option<String>,
+    }
+
+    /// The SDKs' order: the variables first (`AWS_ACCESS_KEY_ID` and the rest, which
+    /// object_store reads), then the profile (`AWS_PROFILE`, else `default`) of
+    /// `AWS_SHARED_CREDENTIALS_FILE` (default `~/.aws/credentials`, sections `[name]`) over
+    /// `AWS_CONFIG_FILE` (default `~/.aws/config`, sections `[profile name]` and
+    /// `[default]`); without keys there, object_store goes on to web identity, the container
+    /// and the instance metadata. A profile named by `AWS_PROFILE` must exist, and must hold
+    /// static keys or none at all: one that gets its credentials another way (`role_arn`,
+    /// `sso_session`, `credential_process`) is refused rather than silently passed over.
+    pub fn choose(env: &dyn Fn(&str) -> Option<String>) -> Result<Chosen, String> {
+        let named = env("AWS_PROFILE");
+        let name = named.clone().unwrap_or_else(|| "default".into());
+        let home = env("HOME");
+        let path = |var: &str, default: &str| -> Option<PathBuf> {
+            let p = env(var).or_else(|| home.as_ref().map(|h| format!("{h}/.aws/{default}")))?;
+            match (p.strip_prefix("~/"), &home) {
+                (Some(rest), Some(h)) => Some(PathBuf::from(h).join(rest)),
+                _ => Some(PathBuf::from(p)),
+            }
+        };
+        let read = |p: Option<PathBuf>| -> Result<Option<(PathBuf, String)>, String> {
+            let Some(p) = p else { return Ok(None) };
+            match std::fs::read_to_string(&p) {
+                Ok(text) => Ok(Some((p, text))),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(format!("cannot read {}: {e}", p.display())),
+            }
+        };
+        let credentials = read(path("AWS_SHARED_CREDENTIALS_FILE", "credentials"))?;
+        let config = read(path("AWS_CONFIG_FILE", "config"))?;
+        let mut found = false;
+        let mut settings: Vec<(String, String)> = Vec::new();
+        if let Some((_, text)) = &config {
+            let wanted = format!("profile {name}");
+            let section = ini_section(text, |s| {
+                s == wanted || (name == "default" && s == "default")
+            });
+            found |= section.is_some();
+            settings.extend(section.unwrap_or_default());
+        }
+        if let Some((_, text)) = &credentials {
+            let section = ini_section(text, |s| s == name);
+            found |= section.is_some();
+            // The credentials file wins over the config file.
+            settings.extend(section.unwrap_or_default());
+        }
+        let get = |key: &str| {
+            settings
+                .iter()
+                .rev()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.clone())
+                .filter(|v| !v.is_empty())
+        };
+        if !found && named.is_some() {
+            let shown = |f: &Option<(PathBuf, String)>, var: &str, default: &str| match f {
+                Some((p, _)) => p.display().to_string(),
+                None => format!(
+                    "{} (not found)",
+                    env(var).unwrap_or(format!("~/.aws/{default}"))
+                ),
+            };
+            return Err(format!(
+                "AWS_PROFILE names the profile '{name}', which neither {} nor {} has",
+                shown(&credentials, "AWS_SHARED_CREDENTIALS_FILE", "credentials"),
+                shown(&config, "AWS_CONFIG_FILE", "config"),
+            ));
+        }
+        let keys = match (get("aws_access_key_id"), get("aws_secret_access_key")) {
+            (Some(access_key_id), Some(secret_access_key)) => Some(Keys {
+                access_key_id,
+                secret_access_key,
+                session_token: get("aws_session_token"),
+            }),
+            (None, None) => {
+                let other = [
+                    "role_arn",
+                    "sso_session",
+                    "sso_start_url",
+                    "credential_process",
+                ]
+                .into_iter()
+                .find(|k| get(k).is_some());
+                if let (Some(other), Some(_)) = (other, &named) {
+                    return Err(format!(
+                        "the AWS profile '{name}' gets its credentials through {other}, which quire \
+                         does not support; give it aws_access_key_id and aws_secret_access_key, \
+                         or use the AWS_* variables, web identity or instance credentials"
+                    ));
+                }
+                None
+            }
+            _ => {
+                return Err(format!(
+                    "the AWS profile '{name}' has only one of aws_access_key_id and \
+                     aws_secret_access_key"
+                ))
+            }
+        };
+        let keys = if env("AWS_ACCESS_KEY_ID").is_some() {
+            None
+        } else {
+            keys
+        };
+        let region = env("AWS_REGION")
+            .or_else(|| env("AWS_DEFAULT_REGION"))
+            .or_else(|| get("region"))
+            .or_else(|| Some("us-east-1".into()));
+        Ok(Chosen { keys, region })
+    }
+
+    /// The `key = value` settings of the first section whose name (inner spaces folded)
+    /// `wanted` accepts; `None` when there is none. Comments start with `#` or `;`; indented
+    /// lines under a key with no value (nested settings such as `s3 =`) are skipped.
+    fn ini_section(text: &str, wanted: impl Fn(&str) -> bool) -> Option<Vec<(String, String)>> {
+        let mut out: Option<Vec<(String, String)>> = None;
+        let mut inside = false;
+        let mut nested = false;
+        for raw in text.lines() {
+            let line = raw.trim();
+            if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+                continue;
+            }
+            if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+                if out.is_some() && inside {
+                    break;
+                }
+                let name = name.split_whitespace().collect::<Vec<_>>().join(" ");
+                inside = wanted(&name);
+                nested = false;
+                if inside {
+                    out = Some(Vec::new());
+                }
+                continue;
+            }
+            if !inside {
+                continue;
+            }
+            if nested && raw.starts_with([' ', '\t']) {
+                continue;
+            }
+            if let Some((k, v)) = line.split_once('=') {
+                let (k, v) = (k.trim().to_ascii_lowercase(), v.trim().to_string());
+                nested = v.is_empty();
+                if let Some(settings) = out.as_mut() {
+                    settings.push((k, v));
+                }
+            }
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::parse_url;
+
+    /// `AWS_PROFILE` with the files the SDKs read: keys from `[name]` of the credentials file,
+    /// the region from `[profile name]` of the config file; the variables win; the default
+    /// profile without `AWS_PROFILE`; a named profile that is missing, or that needs a
+    /// credential source quire does not have, is an error at start.
+    #[test]
+    fn aws_profiles_are_read_from_the_shared_files() {
+        use super::profile::{choose, Chosen, Keys};
+        let dir = tempfile::tempdir().unwrap();
+        let creds = dir.path().join("creds");
+        let config = dir.path().join("conf");
+        std::fs::write(
+            &creds,
+            "[default]\naws_access_key_id = DEF\naws_secret_access_key = defsecret\n\n\
+             # a comment\n[work]\naws_access_key_id=WORKKEY\n aws_secret_access_key = worksecret \n\
+             aws_session_token = tok\n",
+        )
+        .unwrap();
+        std::fs::write(
+            &config,
+            "[default]\nregion = eu-west-1\n[profile work]\nregion = eu-central-1\n\
+             aws_access_key_id = IGNORED\ns3 =\n  addressing_style = path\n\
+             [profile  sso]\nsso_session = corp\nregion = us-west-2\n\
+             [profile only-region]\nregion = ap-south-1\n",
+        )
+        .unwrap();
+        let vars = |pairs: &[(&str, &str)]| {
+            let mut all: Vec<(String, String)> = vec![
+                (
+                    "AWS_SHARED_CREDENTIALS_FILE".into(),
+                    creds.display().to_string(),
+                ),
+                ("AWS_CONFIG_FILE".into(), config.display().to_string()),
+                ("HOME".into(), "/nonexistent".into()),
+            ];
+            all.extend(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+            move |k: &str| {
+                all.iter()
+                    .rev()
+                    .find(|(n, _)| n == k)
+                    .map(|(_, v)| v.clone())
+            }
+        };
+        let keys = |id: &str, secret: &str, token: Option<&str>| {
+            Some(Keys {
+                access_key_id: id.into(),
+                secret_access_key: secret.into(),
+                session_token: token.map(String::from),
+            })
+        };
+        assert_eq!(
+            choose(&vars(&[("AWS_PROFILE", "work")])).unwrap(),
+            Chosen {
+                keys: keys("WORKKEY", "worksecret", Some("tok")),
+                region: Some("eu-central-1".into())
+            }
+        );
+        assert_eq!(
+            choose(&vars(&[])).unwrap(),
+            Chosen {
+                keys: keys("DEF", "defsecret", None),
+                region: Some("eu-west-1".into())
+            }
+        );
+        // The variables come first, as in the SDKs' chain.
+        assert_eq!(
+            choose(&vars(&[
+                ("AWS_PROFILE", "work"),
+                ("AWS_ACCESS_KEY_ID", "ENV"),
+                ("AWS_REGION", "sa-east-1")
+            ]))
+            .unwrap(),
+            Chosen {
+                keys: None,
+                region: Some("sa-east-1".into())
+            }
+        );
+        assert_eq!(
+            choose(&vars(&[("AWS_PROFILE", "only-region")])).unwrap(),
+            Chosen {
+                keys: None,
+                region: Some("ap-south-1".into())
+            }
+        );
+        let missing = choose(&vars(&[("AWS_PROFILE", "nope")])).unwrap_err();
+        assert!(missing.contains("'nope'"), "{missing}");
+        let sso = choose(&vars(&[("AWS_PROFILE", "sso")])).unwrap_err();
+        assert!(sso.contains("sso_session"), "{sso}");
+        // No files at all: nothing from a profile, the default region.
+        let none = |k: &str| (k == "HOME").then(|| "/nonexistent".to_string());
+        assert_eq!(
+            choose(&none).unwrap(),
+            Chosen {
+                keys: None,
+                region: Some("us-east-1".into())
+            }
+        );
+    }
+
+    /// The presigned URL of AWS's Signature Version 4 documentation ("Authenticating
+    /// Requests: Using Query Parameters", GET /test.txt of examplebucket, 24 May 2013, 86,400
+    /// s): the same signature; with overrides, they are in the URL and change the signature.
+    #[cfg(feature = "storage-s3")]
+    #[test]
+    fn presigned_urls_match_the_sigv4_example() {
+        use super::presign::{presign_get, Signing};
+        let url = reqwest::Url::parse("https://examplebucket.s3.amazonaws.com/test.txt").unwrap();
+        let signing = Signing {
+            key_id: "AKIAIOSFODNN7EXAMPLE",
+            secret: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            token: None,
+            region: "us-east-1",
+        };
+        let at = chrono::DateTime::parse_from_rfc3339("2013-05-24T00:00:00Z")
+            .unwrap()
+            .with_timezone(&chrono::Utc);
+        let day = std::time::Duration::from_secs(86_400);
+        let plain = presign_get(&url, &signing, at, day, &[]);
+        assert!(
+            plain.ends_with(
+                "X-Amz-Signature=aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404"
+            ),
+            "{plain}"
+        );
+        let named = presign_get(
+            &url,
+            &signing,
+            at,
+            day,
+            &[(
+                "response-content-disposition",
+                "attachment; filename=\"a b.md\"",
+            )],
+        );
+        assert!(
+            named
+                .contains("response-content-disposition=attachment%3B%20filename%3D%22a%20b.md%22"),
+            "{named}"
+        );
+        assert!(!named.contains("aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404"));
+    }
 
     #[test]
     fn storage_urls_name_a_bucket_and_an_optional_prefix() {

@@ -8,12 +8,20 @@
 //! fsync). The first chunk that would pass the limit spills the buffer to the `.part` file and
 //! streaming goes on from there, so a large upload is never held in memory.
 //!
+//! With an object store (`STORAGE_URL`) a file past the inline limit goes to the bucket instead,
+//! as it arrives ([`super::storage::InputUpload`]: a multipart upload sent part by part while
+//! the body is read), with its first [`SNIFF_LEN`] bytes kept for type detection and a local
+//! copy only where a check reads further ([`needs_local_copy`]).
+//!
 //! A rejected, invalid or aborted upload leaves no file behind: [`PartialFile`] removes it when
 //! dropped, which also covers a client that disconnects mid-body (axum drops the handler
-//! future). The client's filename is kept only as text; the path is derived from the job id.
+//! future); in the object store, the multipart upload is aborted or the object deleted. The
+//! client's filename is kept only as text; the path is derived from the job id.
 
 use super::errors::{ApiError, FieldError};
 use super::job::{client_file_name, OutputFormat};
+use super::storage::{InputUpload, Storage};
+use crate::detect::SNIFF_LEN;
 use crate::render::chunks::ChunkOptions;
 use axum::extract::Multipart;
 use serde_json::{json, Value};
@@ -69,6 +77,134 @@ pub enum Upload {
     Memory(Vec<u8>),
     /// A file streamed to `UPLOAD_DIR`, synced to disk.
     Disk(PartialFile),
+    /// A file streamed to the object store as it arrived (`STORAGE_URL`), with what the
+    /// upload's checks read: its first [`SNIFF_LEN`] bytes (the whole file when shorter), and
+    /// a local copy only for the types whose checks read further ([`needs_local_copy`]).
+    Stored {
+        upload: InputUpload,
+        head: Vec<u8>,
+        local: Option<PartialFile>,
+    },
+}
+
+impl Upload {
+    /// Removes what a refused upload left: the stored object (waited for), a local file.
+    pub async fn discard(self) {
+        if let Upload::Stored { upload, .. } = self {
+            upload.discard().await;
+        }
+    }
+}
+
+/// Whether the checks of an upload that starts with `head` (its first [`SNIFF_LEN`] bytes)
+/// read beyond it, so that a file streamed to the object store also needs a local copy while
+/// the request is checked: ZIP and OLE2 containers (type detection reads the ZIP's central
+/// directory at the end, or the compound file's directory, `detect::detect_file`), and PDF
+/// (the `pages` check counts pages from the cross-reference table at the end,
+/// `page_count::pdf_pages`; the `pages` field may come after the file in the form, so every
+/// PDF gets the copy). Everything else is detected from its first bytes alone.
+pub fn needs_local_copy(head: &[u8]) -> bool {
+    head.starts_with(b"PK\x03\x04")
+        || head.starts_with(b"PK\x05\x06")
+        || head.starts_with(&[0xD0, 0xCF, 0x11, 0xE0])
+        || head[..head.len().min(1024)]
+            .windows(5)
+            .any(|w| w == b"%PDF-")
+}
+
+/// Where a file larger than the inline limit goes while it is received.
+// One per upload in flight, never in a collection: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
+enum Spill {
+    /// `UPLOAD_DIR/<id>.part` (the local folders).
+    Disk(PartialFile, tokio::fs::File),
+    /// The object store, with the first bytes kept and, once they show the type needs it, a
+    /// local copy of the whole file.
+    Stored {
+        upload: InputUpload,
+        head: Vec<u8>,
+        local: Option<(PartialFile, tokio::fs::File)>,
+        part_path: PathBuf,
+    },
+}
+
+impl Spill {
+    async fn write(&mut self, mut chunk: &[u8]) -> Result<(), ApiError> {
+        match self {
+            Spill::Disk(_, out) => out.write_all(chunk).await?,
+            Spill::Stored {
+                upload,
+                head,
+                local,
+                part_path,
+            } => {
+                upload.write(chunk).await.map_err(store_error)?;
+                if local.is_none() && head.len() < SNIFF_LEN {
+                    let take = (SNIFF_LEN - head.len()).min(chunk.len());
+                    head.extend_from_slice(&chunk[..take]);
+                    chunk = &chunk[take..];
+                    if head.len() == SNIFF_LEN && needs_local_copy(head) {
+                        let guard = PartialFile::new(part_path.clone());
+                        let mut out = tokio::fs::File::create(guard.path()).await?;
+                        out.write_all(head).await?;
+                        *local = Some((guard, out));
+                    }
+                }
+                if let Some((_, out)) = local {
+                    out.write_all(chunk).await?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The body has ended: the file is complete where it went.
+    async fn finish(self) -> Result<Upload, ApiError> {
+        match self {
+            Spill::Disk(guard, mut out) => {
+                out.flush().await?;
+                out.sync_data().await?;
+                Ok(Upload::Disk(guard))
+            }
+            Spill::Stored {
+                mut upload,
+                head,
+                local,
+                ..
+            } => {
+                // The local copy is scratch space for the checks: flushed, not synced.
+                let local = match local {
+                    Some((guard, mut out)) => {
+                        out.flush().await?;
+                        Some(guard)
+                    }
+                    None => None,
+                };
+                upload.finish().await.map_err(store_error)?;
+                Ok(Upload::Stored {
+                    upload,
+                    head,
+                    local,
+                })
+            }
+        }
+    }
+
+    async fn discard(self) {
+        if let Spill::Stored { upload, .. } = self {
+            upload.discard().await;
+        }
+    }
+}
+
+/// A failure to send the upload to the object store: the contract's 503, as for the job store.
+pub fn store_error(e: std::io::Error) -> ApiError {
+    if super::storage::is_remote_error(&e) {
+        tracing::error!(error = %e, "cannot store the upload in the object store");
+        ApiError::StoreUnavailable(format!("object store: {e}"))
+    } else {
+        e.into()
+    }
 }
 
 /// The validated form.
@@ -98,8 +234,6 @@ pub struct OcrPolicy<'a> {
 
 pub const OCR_PROVIDERS: [&str; 3] = ["provider_one", "provider_two", "provider_three"];
 
-/// Reads the whole form. A file of at most `inline_max` bytes is kept in memory; a larger one
-/// streams to `part_path`.
 /// Every field `POST /api/v1/jobs` accepts; anything else is refused with 422 naming it.
 pub const ACCEPTED_FIELDS: [&str; 14] = [
     "file",
@@ -120,14 +254,55 @@ pub const ACCEPTED_FIELDS: [&str; 14] = [
     "include_heading_path",
 ];
 
+/// Where [`read_form`] puts a file over the inline limit: `part_path` with the local folders,
+/// the object store (`storage.start_input(id)`) with `STORAGE_URL`, `part_path` then being
+/// the place of the local copy some types need ([`needs_local_copy`]).
+pub struct Destination<'a> {
+    pub storage: &'a Storage,
+    pub id: &'a str,
+    pub part_path: PathBuf,
+}
+
+/// Reads the whole form. A file of at most `inline_max` bytes is kept in memory; a larger one
+/// streams to its [`Destination`]. A refused form leaves nothing behind there.
 pub async fn read_form(
     multipart: Option<Multipart>,
-    part_path: PathBuf,
+    dest: Destination<'_>,
     max_size: u64,
     inline_max: usize,
     ocr: &OcrPolicy<'_>,
 ) -> Result<CreateForm, ApiError> {
     let mut file: Option<Upload> = None;
+    let read = read_fields(multipart, &dest, max_size, inline_max, &mut file).await;
+    let refused = match read {
+        Ok(fields) => match validate(fields, &mut file, ocr) {
+            Ok(form) => return Ok(form),
+            Err(e) => e,
+        },
+        Err(e) => e,
+    };
+    if let Some(file) = file {
+        file.discard().await;
+    }
+    Err(refused)
+}
+
+/// What [`read_fields`] found besides the file.
+struct Fields {
+    file_name: String,
+    size: u64,
+    file_error: Option<FieldError>,
+    texts: Vec<(String, String)>,
+    extra: Vec<FieldError>,
+}
+
+async fn read_fields(
+    multipart: Option<Multipart>,
+    dest: &Destination<'_>,
+    max_size: u64,
+    inline_max: usize,
+    file: &mut Option<Upload>,
+) -> Result<Fields, ApiError> {
     let mut file_name = String::new();
     let mut size: u64 = 0;
     let mut file_error: Option<FieldError> = None;
@@ -165,11 +340,23 @@ pub async fn read_form(
                 };
                 file_name = client_file_name(&raw_name);
                 let mut small: Vec<u8> = Vec::new();
-                let mut disk: Option<(PartialFile, tokio::fs::File)> = None;
-                while let Some(chunk) = field.chunk().await.map_err(bad_body)? {
+                let mut spill: Option<Spill> = None;
+                loop {
+                    let chunk = match field.chunk().await {
+                        Ok(Some(chunk)) => chunk,
+                        Ok(None) => break,
+                        Err(e) => {
+                            if let Some(spill) = spill {
+                                spill.discard().await;
+                            }
+                            return Err(bad_body(e));
+                        }
+                    };
                     size += chunk.len() as u64;
                     if size > max_size {
-                        drop(disk);
+                        if let Some(spill) = spill.take() {
+                            spill.discard().await;
+                        }
                         let deadline = tokio::time::Instant::now() + DISCARD_TIME;
                         let mut discarded = 0u64;
                         while discarded <= MAX_DISCARD {
@@ -182,28 +369,34 @@ pub async fn read_form(
                         discard_fields(&mut multipart, deadline, discarded).await;
                         return Err(ApiError::TooLarge(max_size));
                     }
-                    if disk.is_none() && size <= inline_max as u64 {
+                    if spill.is_none() && size <= inline_max as u64 {
                         small.extend_from_slice(&chunk);
                         continue;
                     }
-                    let (_, out) = match &mut disk {
-                        Some(d) => d,
+                    let out = match &mut spill {
+                        Some(s) => s,
                         None => {
-                            let guard = PartialFile::new(part_path.clone());
-                            let mut out = tokio::fs::File::create(guard.path()).await?;
-                            out.write_all(&small).await?;
-                            small = Vec::new();
-                            disk.insert((guard, out))
+                            let mut started = match dest.storage.start_input(dest.id) {
+                                None => {
+                                    let guard = PartialFile::new(dest.part_path.clone());
+                                    let out = tokio::fs::File::create(guard.path()).await?;
+                                    Spill::Disk(guard, out)
+                                }
+                                Some(upload) => Spill::Stored {
+                                    upload,
+                                    head: Vec::new(),
+                                    local: None,
+                                    part_path: dest.part_path.clone(),
+                                },
+                            };
+                            started.write(&std::mem::take(&mut small)).await?;
+                            spill.insert(started)
                         }
                     };
-                    out.write_all(&chunk).await?;
+                    out.write(&chunk).await?;
                 }
-                file = Some(match disk {
-                    Some((guard, mut out)) => {
-                        out.flush().await?;
-                        out.sync_data().await?;
-                        Upload::Disk(guard)
-                    }
+                *file = Some(match spill {
+                    Some(spill) => spill.finish().await?,
                     None => Upload::Memory(small),
                 });
             } else if ACCEPTED_FIELDS.contains(&name.as_str()) {
@@ -233,6 +426,28 @@ pub async fn read_form(
             }
         }
     }
+    Ok(Fields {
+        file_name,
+        size,
+        file_error,
+        texts,
+        extra,
+    })
+}
+
+/// The form's fields checked; every invalid one comes back in one 422.
+fn validate(
+    fields: Fields,
+    file: &mut Option<Upload>,
+    ocr: &OcrPolicy<'_>,
+) -> Result<CreateForm, ApiError> {
+    let Fields {
+        file_name,
+        size,
+        file_error,
+        texts,
+        extra,
+    } = fields;
     let text = |name: &str| {
         texts
             .iter()
@@ -241,7 +456,7 @@ pub async fn read_form(
             .map(|(_, v)| v.clone())
     };
     let mut errors = extra;
-    match (&file, file_error) {
+    match (&*file, file_error) {
         (_, Some(e)) => errors.push(e),
         (None, None) => errors.push(FieldError::missing("file")),
         (Some(_), None) if size == 0 => errors.push(FieldError::new(
@@ -351,7 +566,7 @@ pub async fn read_form(
     if !errors.is_empty() {
         return Err(ApiError::Invalid(errors));
     }
-    match (file, output_format) {
+    match (file.take(), output_format) {
         (Some(file), Some(output_format)) => Ok(CreateForm {
             file,
             file_name,

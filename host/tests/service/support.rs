@@ -459,3 +459,42 @@ pub fn pdf_of_objects(objects: &[Vec<u8>]) -> Vec<u8> {
     );
     pdf
 }
+
+/// `pdf` with an incremental update appended: a new object of `pad` bytes and a
+/// cross-reference section that points back to the first (`/Prev`). Large enough, it makes
+/// the upload go to a file rather than stay in memory.
+pub fn padded_pdf(pdf: &[u8], pad: usize) -> Vec<u8> {
+    let text = String::from_utf8_lossy(pdf);
+    let start = text.rfind("startxref").unwrap();
+    let prev: u64 = text[start + 9..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let root = &text[text.rfind("/Root").unwrap() + 5..];
+    let root: Vec<&str> = root.split_whitespace().take(2).collect();
+    let size: u32 = text[text.rfind("/Size").unwrap() + 5..]
+        .trim_start()
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut out = pdf.to_vec();
+    let at = out.len() + 1;
+    out.extend_from_slice(format!("\n{size} 0 obj\n<< /Length {pad} >>\nstream\n").as_bytes());
+    out.extend((0..pad).map(|i| b'a' + (i % 26) as u8));
+    out.extend_from_slice(b"\nendstream\nendobj\n");
+    let xref = out.len();
+    out.extend_from_slice(
+        format!(
+            "xref\n0 1\n0000000000 65535 f\r\n{size} 1\n{at:010} 00000 n\r\ntrailer\n<< /Size {} /Root {} {} R /Prev {prev} >>\nstartxref\n{xref}\n%%EOF\n",
+            size + 1,
+            root[0],
+            root[1]
+        )
+        .as_bytes(),
+    );
+    out
+}

@@ -163,13 +163,13 @@ impl Store {
     /// The largest upload this store keeps itself, with the job record (0: none).
     ///
     /// The embedded store commits a small upload in the same transaction as its record, so a
-    /// job costs one group-committed fsync and no file. Redis keeps every upload under
-    /// `UPLOAD_DIR`: its durability is the Redis server's configuration, and inputs of
-    /// many servers in Redis memory would compete with the queue.
+    /// job costs one group-committed fsync and no file. Redis keeps it under its own key,
+    /// written by the script that creates the job ([`redis::INLINE_INPUT_MAX`] says why and
+    /// what it costs).
     pub fn inline_input_limit(&self) -> usize {
         match self {
             Store::Embedded(_) => embedded::INLINE_INPUT_MAX,
-            Store::Redis(_) => 0,
+            Store::Redis(_) => redis::INLINE_INPUT_MAX,
         }
     }
 
@@ -178,12 +178,7 @@ impl Store {
     pub async fn create(&self, job: &Job, input: Option<Vec<u8>>) -> StoreResult<()> {
         match self {
             Store::Embedded(s) => s.create(job, input).await,
-            Store::Redis(s) => match input {
-                None => s.create(job).await,
-                Some(_) => Err(StoreError::Failed(
-                    "the Redis store keeps no uploads; they go to UPLOAD_DIR".into(),
-                )),
-            },
+            Store::Redis(s) => s.create(job, input).await,
         }
     }
 
@@ -199,12 +194,7 @@ impl Store {
     ) -> StoreResult<bool> {
         match self {
             Store::Embedded(s) => s.create_bounded(job, input, max_queued).await,
-            Store::Redis(s) => match input {
-                None => s.create_bounded(job, max_queued).await,
-                Some(_) => Err(StoreError::Failed(
-                    "the Redis store keeps no uploads; they go to UPLOAD_DIR".into(),
-                )),
-            },
+            Store::Redis(s) => s.create_bounded(job, input, max_queued).await,
         }
     }
 
@@ -238,7 +228,7 @@ impl Store {
     pub async fn input(&self, id: &str) -> StoreResult<Option<Vec<u8>>> {
         match self {
             Store::Embedded(s) => s.input(id).await,
-            Store::Redis(_) => Ok(None),
+            Store::Redis(s) => s.input(id).await,
         }
     }
 

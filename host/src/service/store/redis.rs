@@ -16,6 +16,8 @@
 //! - `P queue`: list of pending ids (front = next); `P leases`: zset id -> lease end ms;
 //!   `P hooks`: zset id -> next delivery ms; `P finished`: zset id -> end ms (retention of
 //!   files); `P workers`: zset worker -> last heartbeat ms.
+//! - `P input:<id>`: the upload of a job that has not ended, when it is small
+//!   ([`INLINE_INPUT_MAX`]); `P secret:<id>`: its password (`secrets.rs`).
 //!
 //! Times come from the caller's clock (ms since the epoch), as in the embedded store.
 
@@ -27,6 +29,14 @@ use redis::{AsyncCommands, Script, Value as RValue};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Uploads up to this size travel with their job in Redis (`P input:<id>`, written by the
+/// script that creates the job) instead of through `UPLOAD_DIR` or the object store. With an
+/// object store this saves a PUT by the API and a GET by the worker per small job (measured
+/// in ARCHITECTURE.md, issue 16); with a shared folder, a file created, synced and renamed.
+/// The cost is Redis memory: at most this much per job waiting or running, so
+/// `MAX_QUEUED_JOBS` bounds it (10,000 queued jobs: at most 640 MiB).
+pub const INLINE_INPUT_MAX: usize = 64 * 1024;
 
 /// A script that changes what GET shows of a job, with `lua/announce.lua` in front: it
 /// publishes the change itself (its last ARGV is the events channel).
@@ -93,6 +103,24 @@ impl RedisStore {
         format!("{}job:{id}", self.prefix)
     }
 
+    /// `P input:<id>`: the upload of a job that has not ended, when it is at most
+    /// [`INLINE_INPUT_MAX`] bytes; written with the job (`create.lua`), removed by its end
+    /// (`finish.lua`, `delete.lua`, a failure in `reclaim.lua`), with `FILE_TTL_HOURS` as a
+    /// backstop expiry.
+    fn input_key(&self, id: &str) -> String {
+        format!("{}input:{id}", self.prefix)
+    }
+
+    pub async fn input(&self, id: &str) -> StoreResult<Option<Vec<u8>>> {
+        let key = self.input_key(id);
+        self.link
+            .run(|mut con| {
+                let key = key.clone();
+                async move { con.get(key).await }
+            })
+            .await
+    }
+
     /// `P secret:<id>`: a job's password, apart from its record (never a field of it), with
     /// `FILE_TTL_HOURS` as a backstop expiry; deleted when the job ends (`secrets.rs`).
     fn secret_key(&self, id: &str) -> String {
@@ -150,7 +178,7 @@ impl RedisStore {
         Ok(())
     }
 
-    pub async fn create(&self, job: &Job) -> StoreResult<()> {
+    pub async fn create(&self, job: &Job, input: Option<Vec<u8>>) -> StoreResult<()> {
         let spec = serde_json::to_string(&job.spec)?;
         let notify = if job.spec.notify_url.is_some() {
             "1"
@@ -173,6 +201,14 @@ impl RedisStore {
             .ignore()
             .rpush(self.key("queue"), &job.spec.id)
             .ignore();
+        if let Some(bytes) = &input {
+            pipe.cmd("SET")
+                .arg(self.input_key(&job.spec.id))
+                .arg(&bytes[..])
+                .arg("PX")
+                .arg(self.retention_ms.max(1000))
+                .ignore();
+        }
         let pipe = &pipe;
         self.link
             .run(|mut con| async move { pipe.query_async::<()>(&mut con).await })
@@ -197,6 +233,7 @@ impl RedisStore {
                     .key(self.key("leases"))
                     .key(self.key("hooks"))
                     .key(self.key("finished"))
+                    .key(self.input_key(id))
                     .arg(id)
                     .arg(self.key("owner:"))
                     .arg(self.key("events"))
@@ -207,7 +244,12 @@ impl RedisStore {
         decode(&pairs(fields))
     }
 
-    pub async fn create_bounded(&self, job: &Job, max_queued: Option<u64>) -> StoreResult<bool> {
+    pub async fn create_bounded(
+        &self,
+        job: &Job,
+        input: Option<Vec<u8>>,
+        max_queued: Option<u64>,
+    ) -> StoreResult<bool> {
         let spec = serde_json::to_string(&job.spec)?;
         let notify = if job.spec.notify_url.is_some() {
             "1"
@@ -233,10 +275,14 @@ impl RedisStore {
                 call.key(self.job_key(&job.spec.id))
                     .key(self.key("queue"))
                     .key(&owner_key)
+                    .key(self.input_key(&job.spec.id))
                     .arg(max_queued.unwrap_or(0))
                     .arg(&job.spec.id)
                     .arg(job.spec.created_at.timestamp_millis())
-                    .arg(if job.owner.is_some() { "1" } else { "0" });
+                    .arg(if job.owner.is_some() { "1" } else { "0" })
+                    .arg(if input.is_some() { "1" } else { "0" })
+                    .arg(input.as_deref().unwrap_or_default())
+                    .arg(self.retention_ms.max(1000));
                 for (k, v) in &fields {
                     call.arg(*k).arg(v);
                 }
@@ -449,6 +495,7 @@ impl RedisStore {
                     .key(self.key("leases"))
                     .key(self.key("finished"))
                     .key(self.key("hooks"))
+                    .key(self.input_key(id))
                     .arg(attempt)
                     .arg(finish.status.as_str())
                     .arg(finish.error_message.as_deref().unwrap_or(""))
@@ -501,6 +548,7 @@ impl RedisStore {
                     .arg(MAX_ATTEMPTS)
                     .arg(lost_worker_message())
                     .arg(self.retention_ms)
+                    .arg(self.key("input:"))
                     .arg(self.key("events"))
                     .invoke_async(&mut con)
                     .await

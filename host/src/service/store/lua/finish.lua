@@ -1,6 +1,7 @@
 -- finish: end the current attempt as `completed` or `failed`, atomically with queueing the
 -- webhook delivery and starting the retention clock.
--- KEYS[1] job hash, KEYS[2] leases zset, KEYS[3] finished zset, KEYS[4] hooks zset
+-- KEYS[1] job hash, KEYS[2] leases zset, KEYS[3] finished zset, KEYS[4] hooks zset,
+-- KEYS[5] the job's small upload (removed: the job has ended)
 -- ARGV[1] attempt (fencing token), ARGV[2] status, ARGV[3] error message ('' for none),
 -- ARGV[4] metadata JSON, ARGV[5] now (RFC 3339), ARGV[6] now (ms), ARGV[7] retention (ms),
 -- ARGV[8] job id, ARGV[9] events channel
@@ -33,5 +34,6 @@ if redis.call('HGET', KEYS[1], 'notify') == '1' then
   redis.call('ZADD', KEYS[4], ARGV[6], ARGV[8])
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[7])
+redis.call('DEL', KEYS[5])
 announce(KEYS[1], ARGV[8])
 return 1

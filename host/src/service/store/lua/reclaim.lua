@@ -2,7 +2,8 @@
 -- fail once they have used every attempt.
 -- KEYS[1] leases zset, KEYS[2] queue list, KEYS[3] finished zset, KEYS[4] hooks zset
 -- ARGV[1] now (ms), ARGV[2] now (RFC 3339), ARGV[3] job key prefix, ARGV[4] max attempts,
--- ARGV[5] failure message, ARGV[6] retention (ms), ARGV[7] events channel
+-- ARGV[5] failure message, ARGV[6] retention (ms), ARGV[7] prefix of the small uploads' keys
+-- (`<prefix>input:`; a failed job's is removed), ARGV[8] events channel
 -- Returns a list of 'R<id>' (requeued) and 'F<id>' (failed).
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1], 'LIMIT', 0, 100)
 local out = {}
@@ -24,6 +25,7 @@ for _, id in ipairs(ids) do
         redis.call('ZADD', KEYS[4], ARGV[1], id)
       end
       redis.call('PEXPIRE', key, ARGV[6])
+      redis.call('DEL', ARGV[7] .. id)
       announce(key, id)
       table.insert(out, 'F' .. id)
     else
