@@ -39,7 +39,7 @@ pub fn find(lines: &[Line]) -> Vec<(Range<usize>, Table)> {
         let end = grow(lines, i);
         let (start, end) = trim(lines, i, end);
 
-        match (end - start >= 3)
+        match (end - start >= 3 && !inside_justified_paragraph(lines, start, end))
             .then(|| build(&lines[start..end]))
             .flatten()
         {
@@ -148,6 +148,42 @@ fn trim(lines: &[Line], start: usize, end: usize) -> (usize, usize) {
         s -= 1;
     }
     (s, e)
+}
+
+/// Whether the candidate `start..end` is lines of a justified paragraph whose stretched
+/// spaces (a line of two long words in a narrow column has one space of several ems) line up:
+/// every line but the last set flush with the candidate's left and right edges, and a line
+/// of the paragraph just above (flush with both) or below (flush left, not past the right
+/// edge) set at the candidate's own pitch, its words not in the candidate's columns. A
+/// table is set off from the text around it, and its rows end where their last cells end.
+fn inside_justified_paragraph(lines: &[Line], start: usize, end: usize) -> bool {
+    let cand = &lines[start..end];
+    let size = cand[0].size.max(4.0);
+    let left = cand.iter().map(|l| l.rect.x0).fold(f32::INFINITY, f32::min);
+    let right = cand
+        .iter()
+        .map(|l| l.rect.x1)
+        .fold(f32::NEG_INFINITY, f32::max);
+    let near = |a: f32, b: f32| (a - b).abs() <= 0.2 * size;
+    let flush = |l: &Line| near(l.rect.x0, left) && near(l.rect.x1, right);
+    if !cand[..cand.len() - 1].iter().all(flush) || !near(cand[cand.len() - 1].rect.x0, left) {
+        return false;
+    }
+    let pitch = median(cand.windows(2).map(|w| w[1].baseline - w[0].baseline));
+    let same_pitch = |a: &Line, b: &Line| {
+        let d = b.baseline - a.baseline;
+        pitch > 0.0 && (d - pitch).abs() <= 0.15 * pitch && (a.size - b.size).abs() < 0.1 * size
+    };
+    let above = start
+        .checked_sub(1)
+        .map(|i| &lines[i])
+        .is_some_and(|l| flush(l) && same_pitch(l, &cand[0]));
+    let below = lines.get(end).is_some_and(|l| {
+        near(l.rect.x0, left)
+            && l.rect.x1 <= right + 0.2 * size
+            && same_pitch(&cand[cand.len() - 1], l)
+    });
+    above || below
 }
 
 /// Adds a span to sorted, disjoint blocks, merging every block closer to it than `min_gap`.
@@ -735,6 +771,30 @@ mod tests {
             texts(&found[0].1)[1],
             vec!["Clestflest", "11.6%", "Fleahiol", "18,028", "Ret"]
         );
+    }
+
+    #[test]
+    fn lines_of_two_words_inside_a_justified_paragraph_are_not_a_table() {
+        // A justified paragraph in a column 150 pt wide: lines of two long words are stretched
+        // to both edges, one wide space each, and those spaces happen to line up. The lines
+        // around them, at the same pitch and edges, belong to the same paragraph.
+        let lines = vec![
+            line(
+                0.0,
+                &[
+                    (0.0, "naindbre"),
+                    (55.0, "ser"),
+                    (85.0, "plair"),
+                    (125.0, "girea"),
+                ],
+            ),
+            line(14.0, &[(0.0, "candspio"), (115.0, "diolour")]),
+            line(28.0, &[(0.0, "sengstafrio?"), (80.0, "Dreshiolfiaing")]),
+            line(42.0, &[(0.0, "pedreat"), (110.0, "raindlai")]),
+            line(56.0, &[(0.0, "fiionteapriock"), (90.0, "griolsteas")]),
+            line(70.0, &[(0.0, "nour shaick trieff")]),
+        ];
+        assert!(find(&lines).is_empty(), "{:?}", find(&lines));
     }
 
     #[test]
