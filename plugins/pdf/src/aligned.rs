@@ -21,6 +21,9 @@ const CELL_GAP: f32 = 0.9;
 const COLUMN_GAP: f32 = 0.6;
 /// A space this many ems wide or wider is stretched (a plain space is a quarter to a third).
 const JUSTIFIED_SPACE: f32 = 0.45;
+/// Justification stretches a space to this many ems at most (a few long words filling a
+/// narrow column); evenly spaced one-word cells stand further apart.
+const MAX_JUSTIFIED_SPACE: f32 = 6.0;
 /// Longest run of lines considered as one table.
 const MAX_LINES: usize = 400;
 
@@ -36,7 +39,7 @@ pub fn find(lines: &[Line]) -> Vec<(Range<usize>, Table)> {
         let end = grow(lines, i);
         let (start, end) = trim(lines, i, end);
 
-        match (end - start >= 3)
+        match (end - start >= 3 && !inside_justified_paragraph(lines, start, end))
             .then(|| build(&lines[start..end]))
             .flatten()
         {
@@ -103,9 +106,28 @@ fn trim(lines: &[Line], start: usize, end: usize) -> (usize, usize) {
     let size = lines[start].size.max(4.0);
     let k = ((n - 2) / 2).min(3);
     let (mut s, mut e) = (start + k, end - k);
+    // Of the middle lines, those with the most cells define the columns (a list item of
+    // marker and text, or a line of prose, among them would merge them); the candidate is
+    // narrowed to the first and last of those before it grows back.
+    let counts: Vec<usize> = lines[s..e].iter().map(|l| segments(l).len()).collect();
+    let mut multi: Vec<usize> = counts.iter().copied().filter(|c| *c >= 2).collect();
+    multi.sort_unstable();
+    let least = multi.get(multi.len() / 2).copied().unwrap_or(0);
+    if let (Some(first), Some(last)) = (
+        counts.iter().position(|c| *c >= least),
+        counts.iter().rposition(|c| *c >= least),
+    ) {
+        (s, e) = (s + first, s + last + 1);
+    }
     let mut blocks = Vec::new();
-    for span in lines[s..e].iter().flat_map(word_spans) {
-        merge_span(&mut blocks, span, COLUMN_GAP * size);
+    for (line, _) in lines[s..e]
+        .iter()
+        .zip(&counts[s - start - k..])
+        .filter(|(_, c)| **c >= least)
+    {
+        for span in word_spans(line) {
+            merge_span(&mut blocks, span, COLUMN_GAP * size);
+        }
     }
     // A segment reaching into (or nearer than a column gap to) two of the columns would merge
     // them.
@@ -126,6 +148,42 @@ fn trim(lines: &[Line], start: usize, end: usize) -> (usize, usize) {
         s -= 1;
     }
     (s, e)
+}
+
+/// Whether the candidate `start..end` is lines of a justified paragraph whose stretched
+/// spaces (a line of two long words in a narrow column has one space of several ems) line up:
+/// every line but the last set flush with the candidate's left and right edges, and a line
+/// of the paragraph just above (flush with both) or below (flush left, not past the right
+/// edge) set at the candidate's own pitch, its words not in the candidate's columns. A
+/// table is set off from the text around it, and its rows end where their last cells end.
+fn inside_justified_paragraph(lines: &[Line], start: usize, end: usize) -> bool {
+    let cand = &lines[start..end];
+    let size = cand[0].size.max(4.0);
+    let left = cand.iter().map(|l| l.rect.x0).fold(f32::INFINITY, f32::min);
+    let right = cand
+        .iter()
+        .map(|l| l.rect.x1)
+        .fold(f32::NEG_INFINITY, f32::max);
+    let near = |a: f32, b: f32| (a - b).abs() <= 0.2 * size;
+    let flush = |l: &Line| near(l.rect.x0, left) && near(l.rect.x1, right);
+    if !cand[..cand.len() - 1].iter().all(flush) || !near(cand[cand.len() - 1].rect.x0, left) {
+        return false;
+    }
+    let pitch = median(cand.windows(2).map(|w| w[1].baseline - w[0].baseline));
+    let same_pitch = |a: &Line, b: &Line| {
+        let d = b.baseline - a.baseline;
+        pitch > 0.0 && (d - pitch).abs() <= 0.15 * pitch && (a.size - b.size).abs() < 0.1 * size
+    };
+    let above = start
+        .checked_sub(1)
+        .map(|i| &lines[i])
+        .is_some_and(|l| flush(l) && same_pitch(l, &cand[0]));
+    let below = lines.get(end).is_some_and(|l| {
+        near(l.rect.x0, left)
+            && l.rect.x1 <= right + 0.2 * size
+            && same_pitch(&cand[cand.len() - 1], l)
+    });
+    above || below
 }
 
 /// Adds a span to sorted, disjoint blocks, merging every block closer to it than `min_gap`.
@@ -177,6 +235,24 @@ fn build(lines: &[Line]) -> Option<Table> {
             .map(|w| w[1].0 - w[0].0)
             .filter(|d| *d > 0.0),
     );
+    // Where rows are set apart by padding, the lines at the leading must look like wrapped
+    // cells (most leave a cell empty or carry a cell on in lower case), not like rows grouped
+    // by extra space between the groups.
+    let leading = two_pitches(&raw.iter().map(|r| r.0).collect::<Vec<f32>>()).filter(|&l| {
+        let wrapped: Vec<bool> = raw
+            .windows(2)
+            .filter(|w| w[1].0 - w[0].0 <= 1.15 * l)
+            .map(|w| {
+                let cells = &w[1].1;
+                filled(cells) < cols
+                    || cells
+                        .iter()
+                        .filter_map(|c| c.first())
+                        .any(|w| w.text.starts_with(char::is_lowercase))
+            })
+            .collect();
+        wrapped.iter().filter(|w| **w).count() * 2 >= wrapped.len()
+    });
     let mut rows: Vec<Vec<Vec<&Word>>> = Vec::new();
     let mut prev_base = f32::NEG_INFINITY;
     for (base, cells) in raw {
@@ -189,8 +265,18 @@ fn build(lines: &[Line]) -> Option<Table> {
             .filter_map(|c| c.first())
             .all(|w| w.text.starts_with(char::is_lowercase));
         let continues = !rows.is_empty()
-            && n < cols
-            && (cells[0].is_empty() || lower || (row_pitch > 0.0 && pitch < 0.85 * row_pitch));
+            && match leading {
+                // Rows set apart by cell padding: a line at the text's own leading is the
+                // next line of the row's cells, even when it fills every column (narrow cells
+                // each wrapped over several lines).
+                Some(leading) => pitch <= 1.15 * leading,
+                None => {
+                    n < cols
+                        && (cells[0].is_empty()
+                            || lower
+                            || (row_pitch > 0.0 && pitch < 0.85 * row_pitch))
+                }
+            };
         if continues {
             let last = rows.last_mut().expect("rows is not empty");
             for (c, words) in cells.into_iter().enumerate() {
@@ -212,7 +298,15 @@ fn build(lines: &[Line]) -> Option<Table> {
     }
     // Justified prose stretches every space of a line alike; a table row has narrow spaces
     // inside its cells and wide ones between them. Lines of evenly spread words are text.
-    let justified = lines.iter().filter(|l| evenly_spread(l)).count();
+    // (A row of one-word cells in evenly spaced columns is spread evenly too, but with spaces
+    // no justified line stretches to, unless it has more words than the table has columns.)
+    let justified = lines
+        .iter()
+        .filter(|l| {
+            evenly_spread(l)
+                && (l.words.len() > cols || widest_space(l) < MAX_JUSTIFIED_SPACE * l.size)
+        })
+        .count();
     if justified * 2 >= lines.len() {
         return None;
     }
@@ -275,6 +369,32 @@ fn build(lines: &[Line]) -> Option<Table> {
         })
         .collect();
     Some(Table { header_rows, rows })
+}
+
+/// The text's own leading, when a candidate's line pitches fall in two groups: the leading
+/// (the lines of a wrapped cell) and, at least twice and 1.3 times or more as far, the rows
+/// (cell padding or paragraph spacing between them), with no pitch in between. `None` when
+/// the lines are all about one pitch apart or the pitches do not separate cleanly.
+fn two_pitches(baselines: &[f32]) -> Option<f32> {
+    let pitches: Vec<f32> = baselines
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .filter(|p| *p > 0.0)
+        .collect();
+    let short = pitches.iter().copied().reduce(f32::min)?;
+    let long = pitches.iter().filter(|p| **p >= 1.3 * short).count();
+    let clean = pitches
+        .iter()
+        .all(|p| *p <= 1.15 * short || *p >= 1.3 * short);
+    (long >= 2 && long < pitches.len() && clean).then_some(short)
+}
+
+/// The widest space between two words of a line.
+fn widest_space(line: &Line) -> f32 {
+    line.words
+        .windows(2)
+        .map(|w| w[1].rect.x0 - w[0].rect.x1)
+        .fold(0.0, f32::max)
 }
 
 /// A line of three or more words whose spaces are all about as wide as each other and wider
@@ -571,6 +691,147 @@ mod tests {
                 vec!["Epsilon", "3", "third and more"],
             ]
         );
+    }
+
+    #[test]
+    fn narrow_cells_wrapped_over_lines_that_fill_every_column_stay_one_row() {
+        // reportlab's narrow cells: every cell wraps (words broken where the cell ends), so
+        // the second line of a row fills every column too. Rows are 20 pt apart (padding),
+        // the lines of a row 12 pt.
+        let lines = vec![
+            line(0.0, &[(0.0, "Name"), (60.0, "Count"), (120.0, "Share")]),
+            line(20.0, &[(0.0, "Drioc"), (60.0, "20,"), (120.0, "Biochu")]),
+            line(32.0, &[(0.0, "lingjan"), (60.0, "805"), (120.0, "ftlean")]),
+            line(52.0, &[(0.0, "Bra"), (60.0, "Pock"), (120.0, "23,")]),
+            line(64.0, &[(0.0, "deajie"), (60.0, "brethul"), (120.0, "187")]),
+            line(76.0, &[(0.0, "ng")]),
+            line(96.0, &[(0.0, "Sot"), (60.0, "Vio"), (120.0, "Shi")]),
+            line(108.0, &[(0.0, "hal"), (60.0, "strouck"), (120.0, "oreand")]),
+        ];
+        let found = find(&lines);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            texts(&found[0].1),
+            vec![
+                vec!["Name", "Count", "Share"],
+                vec!["Drioc lingjan", "20, 805", "Biochu ftlean"],
+                vec!["Bra deajie ng", "Pock brethul", "23, 187"],
+                vec!["Sot hal", "Vio strouck", "Shi oreand"],
+            ]
+        );
+    }
+
+    #[test]
+    fn a_list_just_above_a_table_is_not_part_of_it() {
+        // Items of a numbered list (one holding a nested list) just above a five-column table:
+        // their markers line up with the table's first column, so the candidate starts at the
+        // list. The last item's text runs over the table's columns and is among the lines the
+        // columns used to be taken from.
+        let mut lines = vec![
+            line(
+                0.0,
+                &[(0.0, "6"), (20.0, "1"), (40.0, "Lohock men vean floustrul")],
+            ),
+            line(14.0, &[(20.0, "2"), (40.0, "Weast feam fiai stin")]),
+            line(28.0, &[(20.0, "3"), (40.0, "Meas draist shiot")]),
+            line(
+                42.0,
+                &[
+                    (0.0, "7"),
+                    (
+                        20.0,
+                        "Bosther beandretfreat jeandclast viol weangcuft grift clong",
+                    ),
+                ],
+            ),
+        ];
+        let row = |y: f32, cells: [&str; 5]| {
+            line(
+                y,
+                &[
+                    (6.0, cells[0]),
+                    (90.0, cells[1]),
+                    (180.0, cells[2]),
+                    (270.0, cells[3]),
+                    (360.0, cells[4]),
+                ],
+            )
+        };
+        lines.push(row(60.0, ["Meas", "Sum", "Shoutmil", "Chea", "Wust"]));
+        for k in 0..8 {
+            lines.push(row(
+                74.0 + 14.0 * k as f32,
+                ["Clestflest", "11.6%", "Fleahiol", "18,028", "Ret"],
+            ));
+        }
+        let found = find(&lines);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].0, 4..13);
+        assert_eq!(
+            texts(&found[0].1)[1],
+            vec!["Clestflest", "11.6%", "Fleahiol", "18,028", "Ret"]
+        );
+    }
+
+    #[test]
+    fn lines_of_two_words_inside_a_justified_paragraph_are_not_a_table() {
+        // A justified paragraph in a column 150 pt wide: lines of two long words are stretched
+        // to both edges, one wide space each, and those spaces happen to line up. The lines
+        // around them, at the same pitch and edges, belong to the same paragraph.
+        let lines = vec![
+            line(
+                0.0,
+                &[
+                    (0.0, "naindbre"),
+                    (55.0, "ser"),
+                    (85.0, "plair"),
+                    (125.0, "girea"),
+                ],
+            ),
+            line(14.0, &[(0.0, "candspio"), (115.0, "diolour")]),
+            line(28.0, &[(0.0, "sengstafrio?"), (80.0, "Dreshiolfiaing")]),
+            line(42.0, &[(0.0, "pedreat"), (110.0, "raindlai")]),
+            line(56.0, &[(0.0, "fiionteapriock"), (90.0, "griolsteas")]),
+            line(70.0, &[(0.0, "nour shaick trieff")]),
+        ];
+        assert!(find(&lines).is_empty(), "{:?}", find(&lines));
+    }
+
+    #[test]
+    fn rows_grouped_by_extra_space_stay_apart() {
+        // Rows 12 pt apart in groups of two, 20 pt between the groups: the pitches fall in two
+        // groups, but no line looks like a wrapped cell.
+        let lines = vec![
+            line(0.0, &[(0.0, "Name"), (80.0, "Count"), (160.0, "Share")]),
+            line(12.0, &[(0.0, "Alpha"), (80.0, "12"), (160.0, "3.5")]),
+            line(32.0, &[(0.0, "Beta"), (80.0, "7"), (160.0, "1.0")]),
+            line(44.0, &[(0.0, "Gamma"), (80.0, "30"), (160.0, "9.5")]),
+            line(64.0, &[(0.0, "Delta"), (80.0, "4"), (160.0, "2.0")]),
+            line(76.0, &[(0.0, "Omega"), (80.0, "5"), (160.0, "8.0")]),
+        ];
+        let found = find(&lines);
+        assert_eq!(found.len(), 1);
+        assert_eq!(texts(&found[0].1).len(), 6);
+    }
+
+    #[test]
+    fn rows_of_one_word_cells_in_evenly_spaced_columns_are_a_table() {
+        // Three columns 150 pt apart, cells of one word of about the same width: the spaces of
+        // such a row are as even as a justified line's, but twelve ems wide, more than
+        // justification stretches a space, and the row has no more words than the table has
+        // columns.
+        let lines = vec![
+            line(0.0, &[(0.0, "Region"), (150.0, "Units"), (300.0, "Share")]),
+            line(24.0, &[(0.0, "North"), (150.0, "1,204"), (300.0, "12.5")]),
+            line(
+                48.0,
+                &[(0.0, "South coast"), (150.0, "88 in all"), (300.0, "3.0")],
+            ),
+            line(72.0, &[(0.0, "Westen"), (150.0, "9,310"), (300.0, "84.5")]),
+        ];
+        let found = find(&lines);
+        assert_eq!(found.len(), 1);
+        assert_eq!(texts(&found[0].1)[3], vec!["Westen", "9,310", "84.5"]);
     }
 
     #[test]

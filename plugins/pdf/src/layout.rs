@@ -265,6 +265,7 @@ fn table_across(items: &[Item], mid: f32, size: f32) -> Across {
                     cells: [0, 0],
                     lower: [true, true],
                     narrow: true,
+                    narrow_side: [true, true],
                 });
                 bands.last_mut().expect("just pushed")
             }
@@ -274,6 +275,7 @@ fn table_across(items: &[Item], mid: f32, size: f32) -> Across {
         band.cells[k] += 1;
         band.lower[k] &= lower;
         band.narrow &= narrow;
+        band.narrow_side[k] &= narrow;
     }
     let mut start = 0;
     while let Some(found) = bands[start..].iter().position(|b| b.row() && b.starts()) {
@@ -293,14 +295,27 @@ fn table_across(items: &[Item], mid: f32, size: f32) -> Across {
         }
         // Up to the last row: narrow lines after it may be the start of the prose below.
         let end = last_row + 1;
-        // A table at the top of the region that leaves lines below is taken only from above
-        // (where the region was cut just over it): two tables side by side, one in each
-        // column, can start together at the top of a page and wrap their cells in step.
+        // A table at the top of the region that leaves lines below is cut off below, unless
+        // a side goes on in cells under it: two tables side by side, one in each column, can
+        // start together at the top of a page and wrap their cells in step, and the longer
+        // one goes on where the other ends.
         if rows >= 3 {
             return match (start > 0, end < bands.len()) {
                 (true, below) => Across::Cut(bands[start].top, below.then(|| bands[end].top)),
                 (false, false) => Across::Whole,
-                (false, true) => Across::None,
+                (false, true) => {
+                    let goes_on = |k: usize| {
+                        bands[end..]
+                            .iter()
+                            .find(|b| b.cells[k] > 0)
+                            .is_some_and(|b| b.cells[k] >= 2 && b.narrow_side[k])
+                    };
+                    if goes_on(0) || goes_on(1) {
+                        Across::None
+                    } else {
+                        Across::Cut(bands[end].top, None)
+                    }
+                }
             };
         }
         start = end;
@@ -317,6 +332,8 @@ struct Band {
     cells: [usize; 2],
     lower: [bool; 2],
     narrow: bool,
+    /// Every cell of the side is narrow.
+    narrow_side: [bool; 2],
 }
 
 impl Band {
@@ -432,6 +449,9 @@ struct SideStats {
     /// Lines whose first word starts with a lower-case letter: a line that carries on a
     /// sentence from the line above.
     lower: usize,
+    /// The baselines of the other lines, sorted: lines that start afresh (a paragraph, an
+    /// item, a heading, a table row's cell).
+    fresh: Vec<f32>,
 }
 
 impl SideStats {
@@ -473,7 +493,10 @@ impl SideStats {
                 }
             }
         }
+        let mut fresh: Vec<f32> = lines.iter().filter(|l| !l.6).map(|l| l.0).collect();
+        fresh.sort_by(f32::total_cmp);
         SideStats {
+            fresh,
             chars: median(lines.iter().map(|l| l.1 as f32)),
             words: median(lines.iter().map(|l| l.2 as f32)),
             items: lines.iter().filter(|l| l.5 && l.3 >= 1).count(),
@@ -492,6 +515,29 @@ impl SideStats {
             || self.items * 3 >= n
             || (self.lower * 5 >= n * 2 && self.words >= 2.5 && self.chars >= 12.0)
     }
+}
+
+/// Whether two sides start their lines afresh at unrelated heights: columns of text, each
+/// with its own paragraphs, items and headings, where a table's cells start a row together
+/// on both sides. Needs three such lines a side; true when fewer than two fifths of the
+/// side with fewer have one on the other side's baseline.
+fn independent(a: &SideStats, b: &SideStats, size: f32) -> bool {
+    let (few, many) = if a.fresh.len() <= b.fresh.len() {
+        (&a.fresh, &b.fresh)
+    } else {
+        (&b.fresh, &a.fresh)
+    };
+    if few.len() < 3 {
+        return false;
+    }
+    let together = few
+        .iter()
+        .filter(|&&y| {
+            let at = many.partition_point(|m| *m < y - 0.3 * size);
+            many.get(at).is_some_and(|m| *m <= y + 0.3 * size)
+        })
+        .count();
+    together * 5 < few.len() * 2
 }
 
 /// A list marker that starts an item on its own line: what a table's marker column may hold
@@ -543,10 +589,15 @@ fn is_gutter(left: &[&Item], right: &[&Item], size: f32) -> bool {
                 Item::Object { .. } => false,
             })
         };
-        let text_part = |keep: &dyn Fn(&Rect) -> bool| {
+        let part = |keep: &dyn Fn(&Rect) -> bool| {
             let part: Vec<&Item> = side.iter().copied().filter(|i| keep(&i.rect())).collect();
-            let stats = SideStats::of(&part, size);
-            stats.baselines.len() >= 3 && stats.is_text()
+            SideStats::of(&part, size)
+        };
+        // Both parts text, or one text and the two starting their lines at unrelated heights:
+        // the next gutter, not a table's column gap.
+        let text_parts = |a: &SideStats, b: &SideStats| {
+            let text = |s: &SideStats| s.baselines.len() >= 3 && s.is_text();
+            text(a) && text(b) || (text(a) || text(b)) && independent(a, b, size)
         };
         side.len() >= 3
             && gaps(side.iter().map(|i| {
@@ -558,11 +609,15 @@ fn is_gutter(left: &[&Item], right: &[&Item], size: f32) -> bool {
                 b - a >= size
                     && words_beyond(&|r| r.x1 <= a)
                     && words_beyond(&|r| r.x0 >= b)
-                    && !(text_part(&|r| r.x1 <= a) && text_part(&|r| r.x0 >= b))
+                    && !text_parts(&part(&|r| r.x1 <= a), &part(&|r| r.x0 >= b))
             })
     };
     if split(left) || split(right) {
         return false;
+    }
+    // Text on a side, and lines that start afresh at unrelated heights on the two: columns.
+    if lb.len().min(rb.len()) >= 3 && (l.is_text() || r.is_text()) && independent(&l, &r, size) {
+        return true;
     }
     // Same baselines on both sides: prose columns have long lines, tables short cells. Narrow
     // columns of prose (three to a page) have lines of few characters but still of several
@@ -791,6 +846,115 @@ mod tests {
             .position(|l| l.starts_with("words of the left"))
             .unwrap();
         assert!(lines[left + 1].starts_with("words of the left"), "{got:?}");
+    }
+
+    #[test]
+    fn a_table_at_the_top_of_two_columns_is_read_row_by_row() {
+        // A four-column table across the top of the page, its middle column gap on the gutter
+        // of the two columns of prose under it.
+        let mut items = Vec::new();
+        let rows = [
+            ["Name", "Kind", "Count", "Note"],
+            ["Alpha", "Red", "12", "kept"],
+            ["Beta", "Blue", "7", "sent back"],
+            ["Gamma", "Green", "3", "lost"],
+        ];
+        for (k, cells) in rows.iter().enumerate() {
+            let y = 16.0 * k as f32;
+            for (c, text) in cells.iter().enumerate() {
+                items.push(run(130.0 * c as f32, y, text));
+            }
+        }
+        for k in 0..6 {
+            let y = 80.0 + 12.0 * k as f32;
+            items.push(run(0.0, y, "words of the left column set as prose lines"));
+            items.push(run(260.0, y, "and words of the right column set as prose"));
+        }
+        let got = texts(&regions(items));
+        let lines: Vec<&String> = got.iter().flatten().collect();
+        assert!(
+            lines.iter().any(|l| l.as_str() == "Beta Blue 7 sent back"),
+            "{got:?}"
+        );
+        let left = lines
+            .iter()
+            .position(|l| l.starts_with("words of the left"))
+            .unwrap();
+        assert!(lines[left + 1].starts_with("words of the left"), "{got:?}");
+    }
+
+    #[test]
+    fn tables_side_by_side_at_the_top_stay_apart() {
+        // Two tables at the top of two columns, their rows in step; the left one goes on
+        // under the end of the right one, whose column goes on in prose.
+        let mut items = Vec::new();
+        for k in 0..14 {
+            let y = 12.0 * k as f32;
+            if k < 6 {
+                items.push(run(0.0, y, &format!("Item{k}")));
+                items.push(run(120.0, y, &format!("{}", 10 + k)));
+            } else {
+                items.push(run(0.0, y, "words of the left column set as prose lines"));
+            }
+            if k < 3 {
+                items.push(run(260.0, y, &format!("Row{k}")));
+                items.push(run(380.0, y, &format!("{}", 50 + k)));
+            } else {
+                items.push(run(260.0, y, "and words of the right column set as prose"));
+            }
+        }
+        let got = texts(&regions(items));
+        let lines: Vec<&String> = got.iter().flatten().collect();
+        assert!(lines.iter().any(|l| l.as_str() == "Item1 11"), "{got:?}");
+        assert!(lines.iter().any(|l| l.as_str() == "Row1 51"), "{got:?}");
+    }
+
+    #[test]
+    fn three_columns_with_a_column_of_short_list_lines_are_read_column_by_column() {
+        // Three CSS columns on one line pitch: two of prose and one of numbered items whose
+        // text wraps after a word or two (a nested list in a narrow column). The items start
+        // at heights where the middle column carries a sentence on, as independent columns
+        // do; a table's cells start a row together.
+        let mut items = Vec::new();
+        let middle = [
+            "and carries the sentence on",
+            "over the narrow column here",
+            "Then a new sentence starts",
+            "and goes on for some words",
+        ];
+        for k in 0..12 {
+            let y = 12.0 * k as f32;
+            let left = if k % 4 == 1 {
+                "Another sentence starts here"
+            } else {
+                "and the prose goes on and on"
+            };
+            items.push(run(0.0, y, left));
+            items.push(run(180.0, y, middle[k % 4]));
+            match k % 4 {
+                0 => {
+                    items.push(run(360.0, y, &format!("{}.", k / 4 + 1)));
+                    items.push(run(380.0, y, "Fromgrion"));
+                }
+                1 => items.push(run(380.0, y, "tousthiostcou")),
+                2 => items.push(run(380.0, y, "sposdis frurkeam")),
+                _ => items.push(run(380.0, y, "pliomchaishie")),
+            }
+        }
+        let got = texts(&regions(items));
+        let lines: Vec<&String> = got.iter().flatten().collect();
+        // No line runs across two columns.
+        assert_eq!(lines.len(), 36, "{got:?}");
+        let first = lines
+            .iter()
+            .position(|l| l.as_str() == "1. Fromgrion")
+            .unwrap_or_else(|| panic!("{got:?}"));
+        assert_eq!(lines[first + 1].as_str(), "tousthiostcou", "{got:?}");
+        assert_eq!(lines[first + 4].as_str(), "2. Fromgrion", "{got:?}");
+        assert!(
+            lines[0].starts_with("and the prose") && lines[1].starts_with("Another sentence"),
+            "{got:?}"
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 """Scores Markdown (or plain text) conversions of generated PDFs against their truth.
 
 usage: score.py DIR [--tools quire,pymupdf4llm,pdftotext] [--quire PATH] [--json OUT]
-       [--bars FILE]   (exit 1 when quire is below a bar in FILE, a JSON {measure: minimum})
+       [--dump DIR] [--misses] [--bars FILE]   (exit 1 when quire is below a bar in FILE, a JSON {measure: minimum})
 
 Every tool converts every PDF in DIR in the same run, file by file. Measures, over all documents:
   word_f1         bag of words of the body text (furniture excluded from the truth)
@@ -143,7 +143,14 @@ class Tally:
         return self.n[key] / self.d[key] if self.d[key] else None
 
 
-def score_doc(t: dict, md: str, structured: bool, tally: Tally) -> None:
+def score_doc(t: dict, md: str, structured: bool, tally: Tally, misses=None) -> None:
+    """Adds one document's scores to `tally`; with `misses` (a list), also appends a line for
+    every truth paragraph, heading, list item and table row not found, and every invented
+    heading."""
+    def miss(kind, text):
+        if misses is not None:
+            misses.append(f"  {kind}: {text[:150]}")
+
     parsed = parse_md(md) if structured else {"heads": [], "items": [], "rows": [],
                                               "blocks": [norm(b) for b in re.split(r"\n\s*\n", md)]}
     plain = norm(strip_inline(md))
@@ -160,6 +167,8 @@ def score_doc(t: dict, md: str, structured: bool, tally: Tally) -> None:
     found_at = []
     for p in paras:
         ok = any(p in blk for blk in parsed["blocks"])
+        if not ok:
+            miss("paragraph", p)
         tally.add("paragraphs", int(ok))
         tally.add(f"paragraphs_{rot}", int(ok))
         tally.add(f"paragraphs_{t['style']['producer']}", int(ok))
@@ -195,6 +204,11 @@ def score_doc(t: dict, md: str, structured: bool, tally: Tally) -> None:
         if pool[h] > 0:
             pool[h] -= 1
             matched.append((lvl, h))
+        else:
+            miss("heading missed", h)
+    for h, n in pool.items():
+        for _ in range(n):
+            miss("heading invented", h)
     tally.add("heading_r", len(matched), len(truth_heads))
     tally.add("heading_p", len(matched), len(got))
     tally.add(f"heading_r_{t['style']['producer']}", len(matched), len(truth_heads))
@@ -220,6 +234,8 @@ def score_doc(t: dict, md: str, structured: bool, tally: Tally) -> None:
             ok = items[k] > 0
             if ok:
                 items[k] -= 1
+            else:
+                miss("list item", k)
             tally.add("list_items", int(ok))
             tally.add(f"list_items_{t['style']['producer']}", int(ok))
 
@@ -239,6 +255,8 @@ def score_doc(t: dict, md: str, structured: bool, tally: Tally) -> None:
             ok = rows[k] > 0
             if ok:
                 rows[k] -= 1
+            else:
+                miss(key, " | ".join(k))
             tally.add(key, int(ok))
             tally.add(f"{key}_{t['style']['producer']}", int(ok))
 
@@ -273,6 +291,8 @@ def main() -> int:
     ap.add_argument("--bars")
     ap.add_argument("--by-producer", action="store_true")
     ap.add_argument("--dump", help="write each tool's output here")
+    ap.add_argument("--misses", action="store_true",
+                    help="list, per document, what the first tool missed or invented")
     args = ap.parse_args()
     tools = args.tools.split(",")
     names = sorted(f[:-5] for f in os.listdir(args.dir) if f.endswith(".json"))
@@ -291,7 +311,11 @@ def main() -> int:
                 os.makedirs(os.path.join(args.dump, tool), exist_ok=True)
                 with open(os.path.join(args.dump, tool, name + ".md"), "w") as out:
                     out.write(md)
-            score_doc(t, md, tool != "pdftotext", tallies[tool])
+            misses = [] if args.misses and tool == tools[0] else None
+            score_doc(t, md, tool != "pdftotext", tallies[tool], misses)
+            if misses:
+                print(f"{name} ({tool}, rotate {t['rotate']}):")
+                print("\n".join(misses))
 
     def fmt(v):
         return "-" if v is None else f"{v:.3f}"
