@@ -11,9 +11,10 @@
 # requests.
 #
 #   scripts/measure/multihost.sh [--jobs N] [--quire PATH] [--workers N] [--limit SECONDS]
-#                                [--lease SECONDS] [--cut SECONDS] [--keep-logs DIR]
+#                                [--lease SECONDS] [--cut SECONDS] [--hook-delay MS] [--keep-logs DIR]
 # (--cut: how long w2 is cut off, 10 s by default; longer than --lease, its jobs run again
-# elsewhere and the attempt fencing must keep its late results out.)
+# elsewhere and the attempt fencing must keep its late results out. --hook-delay: the webhook
+# receiver waits that long before answering, so that the kill finds deliveries in flight.)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -22,6 +23,7 @@ workers=2
 limit=1800
 lease=30
 cut=10
+hook_delay=0
 keep=""
 quire="${CARGO_TARGET_DIR:-target}/debug/quire"
 while (( $# )); do
@@ -32,6 +34,7 @@ while (( $# )); do
     --limit) limit=$2; shift 2 ;;
     --lease) lease=$2; shift 2 ;;
     --cut) cut=$2; shift 2 ;;
+    --hook-delay) hook_delay=$2; shift 2 ;;
     --keep-logs) keep=$2; shift 2 ;;
     *) echo "multihost: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -131,8 +134,11 @@ EOF
 # The fault hooks the client calls at 30 % and 60 % submitted.
 cat >"$work/kill_w1.sh" <<EOF
 #!/usr/bin/env bash
-date +%s.%N >"$work/t_kill"
+date +%s.%N >"$work/t_kill"          # the kill ordered
 kill -9 \$(ip netns pids "$tag-w1")
+# The kill's time is when w1's processes are gone (a process can still send until then).
+while [[ -n \$(ip netns pids "$tag-w1") ]]; do sleep 0.005; done
+date +%s.%N >"$work/t_killed"
 sleep 5
 date +%s.%N >"$work/t_restart"
 bash "$work/start.sh" w1 w1-restarted.log
@@ -213,9 +219,9 @@ with open(os.path.join(out, "plan"), "w") as f: f.write("\n".join(plan) + "\n")
 PY
 
 # --- webhook receiver on the client host ---------------------------------------------------------
-in_ns client python3 - "${ip[client]}" "$work/deliveries.jsonl" >"$work/logs/receiver.log" 2>&1 <<'PY' &
+in_ns client python3 - "${ip[client]}" "$work/deliveries.jsonl" "$hook_delay" >"$work/logs/receiver.log" 2>&1 <<'PY' &
 import http.server, json, sys, threading, time
-host, path = sys.argv[1], sys.argv[2]
+host, path, delay = sys.argv[1], sys.argv[2], float(sys.argv[3]) / 1000
 lock = threading.Lock()
 out = open(path, "a", buffering=1)
 class H(http.server.BaseHTTPRequestHandler):
@@ -228,6 +234,8 @@ class H(http.server.BaseHTTPRequestHandler):
         except Exception:
             p = {}
         answered = True
+        if delay:
+            time.sleep(delay)
         try:
             self.send_response(200)
             self.send_header("Content-Length", "2")
@@ -248,13 +256,14 @@ PY
 for _ in $(seq 100); do in_ns client curl -s -o /dev/null "http://${ip[client]}:9000/" && break; sleep 0.1; done
 
 # --- client: submit, fault hooks, wait, report ----------------------------------------------------
-echo "== multi-host run: $jobs jobs; API ${ip[api]} (WORKERS=0, which is one worker per CPU: $(nproc)), workers w1 ${ip[w1]} and w2 ${ip[w2]} ($workers each), store ${ip[store]}; JOB_LEASE_SECONDS=$lease"
+echo "== multi-host run: $jobs jobs; webhook receiver answers after ${hook_delay} ms; API ${ip[api]} (WORKERS=0, which is one worker per CPU: $(nproc)), workers w1 ${ip[w1]} and w2 ${ip[w2]} ($workers each), store ${ip[store]}; JOB_LEASE_SECONDS=$lease"
 in_ns client python3 - "http://${ip[api]}:8000" "$work" "http://${ip[client]}:9000/hook" "$limit" \
-  "${ip[api]}" "${ip[w1]}" "${ip[w2]}" <<'PY'
+  "${ip[api]}" "${ip[w1]}" "${ip[w2]}" "${ip[store]}" <<'PY'
 import collections, concurrent.futures, datetime, glob, json, os, subprocess, sys, threading, time
 import requests
 base, work, hook, limit = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
 peer_name = {sys.argv[5]: "api", sys.argv[6]: "w1", sys.argv[7]: "w2"}
+redis_host = sys.argv[8]
 inputs = os.path.join(work, "inputs")
 plan = open(os.path.join(inputs, "plan")).read().split()
 n = len(plan)
@@ -332,13 +341,28 @@ def deliveries():
 want = {ids[i] for i in final}
 while time.time() < wait_hooks and not want <= {d["job_id"] for d in deliveries()}:
     time.sleep(0.5)
-time.sleep(3)
+# Then until no delivery is scheduled or leased: a delivery whose sender died is sent again
+# only when its lease (WEBHOOK_TIMEOUT + 60 s) runs out, and must be counted too.
+def hooks_pending():
+    try:
+        out = subprocess.run(["redis-cli", "-h", redis_host, "zcard", "quire-mh:hooks"],
+                             capture_output=True, text=True, timeout=5).stdout.strip()
+        return int(out)
+    except (ValueError, subprocess.SubprocessError):
+        return -1
+t_hooks_wait = time.time()
+pending = hooks_pending()
+while pending != 0 and time.time() < t0 + limit:
+    time.sleep(1)
+    pending = hooks_pending()
+time.sleep(1)
 dl = deliveries()
+print(f"deliveries pending in Redis: {pending} (waited {time.time() - t_hooks_wait:.0f} s for leased ones)")
 
 def ts(path):
     try: return float(open(os.path.join(work, path)).read())
     except OSError: return None
-t_kill, t_restart, t_cut, t_restore = (ts(p) for p in ("t_kill", "t_restart", "t_cut", "t_restore"))
+t_kill, t_killed, t_restart, t_cut, t_restore = (ts(p) for p in ("t_kill", "t_killed", "t_restart", "t_cut", "t_restore"))
 def logs(name):
     out = []
     for line in open(os.path.join(work, "logs", name), errors="replace"):
@@ -367,10 +391,15 @@ for i in stuck:
 for name, e in submit_errors:
     print(f"  submission error {name}: {e}")
 
-# Webhooks: a job delivered twice with a final status is a duplicate unless the first delivery
-# was not answered (the receiver records whether its 200 was written) or its sender never
-# learnt of the answer (sender killed or partitioned before recording it: same job, first
-# delivery from w1 just before the kill or from w2 during the cut).
+# Webhooks: a job delivered twice with a final status is a duplicate unless
+# - the first delivery was not answered (the receiver records whether its 200 was written), or
+# - its sender was stopped while the request was in flight: the first delivery came from w1
+#   no later than w1's processes were gone (t_killed, taken after `kill -9` has finished), or
+#   from w2 during its cut; and the process that sent it again logged that an earlier claim of
+#   this delivery ended with nothing recorded (the store's own account, `unrecorded`).
+# Everything else (including a repeat of a delivery whose answer was recorded) is a duplicate.
+resent_unrecorded = {e[2]: (h, e[0]) for h, ev in L.items() for e in ev
+                     if e[1].startswith("webhook sent again after its sender stopped")}
 by_job = collections.defaultdict(list)
 for d in dl:
     if d["status"] in ("completed", "failed"):
@@ -380,20 +409,30 @@ for jid, ds in by_job.items():
     ds.sort(key=lambda d: d["t"])
     for a, b in zip(ds, ds[1:]):
         who = peer_name.get(a["peer"], a["peer"])
+        flagged = resent_unrecorded.get(jid)
+        by = peer_name.get(b["peer"], b["peer"])
         if not a["answered"]:
-            explained.append((jid, "first not answered"))
-        elif who == "w1" and t_kill and a["t"] <= t_kill <= b["t"]:
-            explained.append((jid, "w1 killed after the first delivery"))
-        elif who == "w2" and t_cut and a["t"] <= t_restore + 1 and b["t"] >= t_cut - 1:
-            explained.append((jid, "w2 cut off while the first delivery was answered"))
+            explained.append((jid, f"first delivery (from {who}"
+                              + (f", {(a['t'] - t_kill) * 1000:+.0f} ms from the kill order" if t_kill else "")
+                              + f") not answered: its sender was gone; sent again by {by}"
+                              + (", flagged as unrecorded" if flagged else "")))
+        elif who == "w1" and t_kill and flagged and a["t"] <= t_killed:
+            explained.append((jid, f"in flight on w1 when it was killed: first delivery at "
+                                   f"{(a['t'] - t_kill) * 1000:+.0f} ms from the kill order, w1 gone at "
+                                   f"{(t_killed - t_kill) * 1000:+.0f} ms; sent again by {by} "
+                                   f"{b['t'] - t_kill:.1f} s after the kill, flagged as unrecorded"))
+        elif who == "w2" and t_cut and flagged and t_cut - 1 <= a["t"] <= t_restore + 1:
+            explained.append((jid, f"in flight on w2 during its cut; sent again by {by}, flagged as unrecorded"))
         else:
-            dups.append((jid, a, b))
+            dups.append((jid, a, b, bool(flagged)))
 no_hook = [ids[i] for i in final if ids[i] not in by_job]
 print(f"webhooks: {len(dl)} deliveries for {len(by_job)} jobs; {len(dups)} duplicates; "
-      f"{len(explained)} repeats after an unacknowledged first delivery; {len(no_hook)} final jobs never delivered")
-for jid, a, b in dups:
+      f"{len(explained)} repeats of a delivery whose sender was stopped mid-request or not answered; "
+      f"{len(no_hook)} final jobs never delivered; {len(resent_unrecorded)} resends flagged as unrecorded by the store")
+for jid, a, b, flagged in dups:
     print(f"  duplicate {jid}: {a['status']} from {peer_name.get(a['peer'])} at +{a['t'] - t0:.2f} s, "
-          f"{b['status']} from {peer_name.get(b['peer'])} at +{b['t'] - t0:.2f} s")
+          f"{b['status']} from {peer_name.get(b['peer'])} at +{b['t'] - t0:.2f} s"
+          + ("; the resend was flagged as unrecorded" if flagged else "; the first send had been recorded"))
 for jid, why in explained:
     print(f"  repeat {jid}: {why}")
 for jid in no_hook[:20]:
@@ -416,7 +455,8 @@ lost_failed = sorted((e[0], e[2], h) for h, ev in L.items() for e in ev if e[1].
 if t_kill:
     rs = [e for e in L.get("w1-restarted", []) if e[1] in ("job finished", "job failed")]
     first = rs[0][0] if rs else None
-    print(f"kill -9 of w1 at +{t_kill - t0:.1f} s (at 30 % submitted), restarted at +{t_restart - t0:.1f} s: "
+    print(f"kill -9 of w1 at +{t_kill - t0:.1f} s (at 30 % submitted; its processes gone "
+          f"{(t_killed - t_kill) * 1000:.0f} ms after the order), restarted at +{t_restart - t0:.1f} s: "
           + (f"first job finished by the new w1 {first - t_restart:.1f} s after the restart "
              f"({first - t_kill:.1f} s after the kill)" if first else "the new w1 finished no job"))
     rq_kill = [r for r in requeued if t_kill <= r[0] and r[1] not in w2_jobs]

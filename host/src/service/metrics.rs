@@ -102,7 +102,9 @@ impl Metrics {
         });
     }
 
-    /// A webhook delivery ended: `delivered`, `gave_up`, `refused`; or a send was retried.
+    /// A webhook delivery ended: `delivered`, `gave_up`, `refused`; or a send was retried
+    /// (`retried`), or a delivery is sent again after a sender that never recorded an answer
+    /// (`resent_unrecorded`).
     pub fn webhook(&self, outcome: &str) {
         self.with(|m| *m.webhooks.entry(outcome.to_string()).or_default() += 1);
     }

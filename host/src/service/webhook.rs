@@ -115,57 +115,54 @@ enum Sent {
     },
 }
 
+/// One send of a claimed delivery and the record of its outcome. Between the receiver's answer
+/// and the record there is no other await: a sender killed in that window (the receiver has the
+/// notification, the store does not know) is the at-least-once case, and the next claim after
+/// the lease reports it as `unrecorded`.
 async fn deliver(shared: &Shared, delivery: Delivery) {
     let store = &shared.store;
-    let job = match store.get(&delivery.job_id).await {
-        Ok(Some(job)) => job,
-        Ok(None) => {
-            let _ = store.end_delivery(&delivery.job_id, &json!({})).await;
-            return;
-        }
-        Err(e) => {
-            tracing::warn!(error = %e, "cannot load a job for its webhook; it will be retried");
-            return;
-        }
+    // The job was read by the claim itself (one round trip before the send).
+    let Some(job) = delivery.job else {
+        let _ = store.end_delivery(&delivery.job_id, &json!({})).await;
+        return;
     };
     let Some(url) = job.spec.notify_url.clone() else {
         let _ = store.end_delivery(&delivery.job_id, &json!({})).await;
         return;
     };
+    if delivery.unrecorded > 0 {
+        shared.metrics.webhook("resent_unrecorded");
+        tracing::warn!(
+            job = %job.spec.id,
+            unrecorded = delivery.unrecorded,
+            "webhook sent again after its sender stopped before recording an answer; the receiver may get it twice"
+        );
+    }
     let attempt = delivery.sent + 1;
     let body = payload(&job).to_string();
     let sent = send(shared, &url, &job.spec.id, body).await;
     let now = Utc::now();
     let max_sends = shared.config.webhook_max_retries + 1;
-    let (outcome, retry_in) = match sent {
-        Sent::Delivered(status) => {
-            shared.metrics.webhook("delivered");
-            (
-                json!({"delivered": true, "attempts": attempt, "status_code": status,
-                       "delivered_at": timestamp(now)}),
-                None,
-            )
-        }
-        Sent::Refused(reason) => {
-            shared.metrics.webhook("refused");
-            tracing::warn!(job = %job.spec.id, reason = %reason, "webhook target refused");
-            (
-                json!({"delivered": false, "attempts": attempt, "error": reason}),
-                None,
-            )
-        }
+    let (outcome, retry_in) = match &sent {
+        Sent::Delivered(status) => (
+            json!({"delivered": true, "attempts": attempt, "status_code": status,
+                   "delivered_at": timestamp(now)}),
+            None,
+        ),
+        Sent::Refused(reason) => (
+            json!({"delivered": false, "attempts": attempt, "error": reason}),
+            None,
+        ),
         Sent::Failed {
             error,
             status,
             retry_after,
         } => {
-            tracing::warn!(job = %job.spec.id, attempt, error = %error, "webhook send failed");
             let mut o = json!({"delivered": false, "attempts": attempt, "error": error});
             if let Some(s) = status {
                 o["status_code"] = json!(s);
             }
             if attempt < max_sends {
-                shared.metrics.webhook("retried");
                 let backoff = Duration::from_secs_f64(
                     shared.config.webhook_backoff_seconds * 2f64.powi(attempt as i32 - 1),
                 );
@@ -174,7 +171,6 @@ async fn deliver(shared: &Shared, delivery: Delivery) {
                 o["next_attempt_at"] = json!(timestamp(at));
                 (o, Some(at.timestamp_millis()))
             } else {
-                shared.metrics.webhook("gave_up");
                 o["gave_up"] = json!(true);
                 (o, None)
             }
@@ -188,6 +184,22 @@ async fn deliver(shared: &Shared, delivery: Delivery) {
         }
         None => store.end_delivery(&job.spec.id, &outcome).await,
     };
+    // Counting and logging come after the record, so they do not widen the window above.
+    match &sent {
+        Sent::Delivered(_) => shared.metrics.webhook("delivered"),
+        Sent::Refused(reason) => {
+            shared.metrics.webhook("refused");
+            tracing::warn!(job = %job.spec.id, reason = %reason, "webhook target refused");
+        }
+        Sent::Failed { error, .. } => {
+            tracing::warn!(job = %job.spec.id, attempt, error = %error, "webhook send failed");
+            shared.metrics.webhook(if retry_in.is_some() {
+                "retried"
+            } else {
+                "gave_up"
+            });
+        }
+    }
     if let Err(e) = result {
         tracing::warn!(job = %job.spec.id, error = %e, "cannot record the webhook outcome");
     }

@@ -401,6 +401,10 @@ both_stores!(
             .unwrap()
             .unwrap();
         assert_eq!(d2.sent, 1);
+        assert_eq!(
+            d2.unrecorded, 0,
+            "a recorded retry is not an interrupted send"
+        );
         store
             .end_delivery(&d2.job_id, &json!({"delivered": true, "attempts": 2}))
             .await
@@ -408,6 +412,68 @@ both_stores!(
         assert_eq!(store.pending_deliveries().await.unwrap(), 0);
         let j = store.get(&loud.spec.id).await.unwrap().unwrap();
         assert_eq!(j.view().metadata.unwrap()["webhook"]["delivered"], true);
+        store.close().await;
+    }
+);
+
+both_stores!(
+    a_delivery_claim_reads_the_job_and_tells_an_interrupted_send,
+    |kind| async move {
+        let store = open(kind).await;
+        let loud = new_job(true);
+        store.create(&loud, None).await.unwrap();
+        let now = Utc::now();
+        let c = store
+            .claim(now, now.timestamp_millis() + 60_000)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(store
+            .finish(&c.job.spec.id, c.attempt, &done(Status::Completed))
+            .await
+            .unwrap());
+        let t = Utc::now().timestamp_millis();
+        // The claim carries the job as it ended: no second read before the send.
+        let d = store.claim_delivery(t, t + 100).await.unwrap().unwrap();
+        assert_eq!((d.sent, d.unrecorded), (0, 0));
+        let job = d.job.expect("the claim reads the job");
+        assert_eq!(job.spec.id, loud.spec.id);
+        assert_eq!(job.state.status, Status::Completed);
+        // Its sender stops mid-send (nothing recorded); after the lease the delivery is
+        // claimed again and says so.
+        assert!(store
+            .claim_delivery(t + 50, t + 60_000)
+            .await
+            .unwrap()
+            .is_none());
+        let d2 = store
+            .claim_delivery(t + 200, t + 60_000)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(d2.job_id, loud.spec.id);
+        assert_eq!((d2.sent, d2.unrecorded), (0, 1));
+        // A failed send recorded as a retry keeps the count; the next claim still knows.
+        store
+            .retry_delivery(
+                &d2.job_id,
+                1,
+                t + 300,
+                &json!({"delivered": false, "attempts": 1}),
+            )
+            .await
+            .unwrap();
+        let d3 = store
+            .claim_delivery(t + 400, t + 60_000)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!((d3.sent, d3.unrecorded), (1, 1));
+        store
+            .end_delivery(&d3.job_id, &json!({"delivered": true, "attempts": 2}))
+            .await
+            .unwrap();
+        assert_eq!(store.pending_deliveries().await.unwrap(), 0);
         store.close().await;
     }
 );

@@ -32,6 +32,9 @@ const FINISHED: TableDefinition<(i64, &str), ()> = TableDefinition::new("finishe
 /// id -> lease end (ms) of a webhook delivery being sent now (its `HOOKS` due time is the same
 /// lease); lets a restart tell deliveries in flight from scheduled retries.
 const HOOK_LEASES: TableDefinition<&str, i64> = TableDefinition::new("hook_leases");
+/// id -> claims of a webhook delivery that ended with nothing recorded (the sender stopped
+/// mid-send: its lease ran out, or the process died and the store was reopened).
+const HOOK_UNRECORDED: TableDefinition<&str, u32> = TableDefinition::new("hook_unrecorded");
 /// id -> the upload of a job that has not ended (small uploads only; see [`INLINE_INPUT_MAX`]).
 const INPUTS: TableDefinition<&str, &[u8]> = TableDefinition::new("inputs");
 
@@ -75,6 +78,7 @@ impl EmbeddedStore {
             txn.open_table(FINISHED).map_err(err)?;
             txn.open_table(INPUTS).map_err(err)?;
             txn.open_table(HOOK_LEASES).map_err(err)?;
+            txn.open_table(HOOK_UNRECORDED).map_err(err)?;
             txn.open_table(OWNED).map_err(err)?;
             txn.commit().map_err(err)?;
             Ok(db)
@@ -147,8 +151,14 @@ impl EmbeddedStore {
                     .collect::<Result<_, _>>()
                     .map_err(err)?;
                 let mut hooks = txn.open_table(HOOKS).map_err(err)?;
+                let mut unrecorded = txn.open_table(HOOK_UNRECORDED).map_err(err)?;
                 for id in &in_flight {
                     hook_leases.remove(id.as_str()).map_err(err)?;
+                    let n = unrecorded
+                        .get(id.as_str())
+                        .map_err(err)?
+                        .map_or(0, |v| v.value());
+                    unrecorded.insert(id.as_str(), n + 1).map_err(err)?;
                     let sent = hooks.get(id.as_str()).map_err(err)?.map(|v| v.value().1);
                     if let Some(sent) = sent {
                         hooks.insert(id.as_str(), (now_ms, sent)).map_err(err)?;
@@ -369,6 +379,10 @@ impl EmbeddedStore {
                 .map_err(err)?
                 .remove(id.as_str())
                 .map_err(err)?;
+            txn.open_table(HOOK_UNRECORDED)
+                .map_err(err)?
+                .remove(id.as_str())
+                .map_err(err)?;
             txn.open_table(INPUTS)
                 .map_err(err)?
                 .remove(id.as_str())
@@ -576,11 +590,31 @@ impl EmbeddedStore {
             hooks
                 .insert(id.as_str(), (lease_until_ms, sent))
                 .map_err(err)?;
-            txn.open_table(HOOK_LEASES)
+            drop(hooks);
+            // A lease still held here ran out: the last claim's sender stopped mid-send.
+            let lapsed = txn
+                .open_table(HOOK_LEASES)
                 .map_err(err)?
                 .insert(id.as_str(), lease_until_ms)
-                .map_err(err)?;
-            Ok(Some(Delivery { job_id: id, sent }))
+                .map_err(err)?
+                .is_some();
+            let mut counts = txn.open_table(HOOK_UNRECORDED).map_err(err)?;
+            let mut unrecorded = counts
+                .get(id.as_str())
+                .map_err(err)?
+                .map_or(0, |v| v.value());
+            if lapsed {
+                unrecorded += 1;
+                counts.insert(id.as_str(), unrecorded).map_err(err)?;
+            }
+            drop(counts);
+            let job = load(txn, &id)?;
+            Ok(Some(Delivery {
+                job_id: id,
+                sent,
+                unrecorded,
+                job,
+            }))
         })
         .await
     }
@@ -601,6 +635,10 @@ impl EmbeddedStore {
                 .map_err(err)?;
             let Some(mut job) = load(txn, &id)? else {
                 txn.open_table(HOOKS)
+                    .map_err(err)?
+                    .remove(id.as_str())
+                    .map_err(err)?;
+                txn.open_table(HOOK_UNRECORDED)
                     .map_err(err)?
                     .remove(id.as_str())
                     .map_err(err)?;
@@ -625,6 +663,10 @@ impl EmbeddedStore {
                 .remove(id.as_str())
                 .map_err(err)?;
             txn.open_table(HOOK_LEASES)
+                .map_err(err)?
+                .remove(id.as_str())
+                .map_err(err)?;
+            txn.open_table(HOOK_UNRECORDED)
                 .map_err(err)?
                 .remove(id.as_str())
                 .map_err(err)?;

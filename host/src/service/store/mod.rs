@@ -93,11 +93,17 @@ pub enum Reclaimed {
 }
 
 /// A webhook delivery due now, claimed for sending.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Delivery {
     pub job_id: String,
     /// Sends already made (0 for the first).
     pub sent: u32,
+    /// Earlier claims of this delivery that ended with nothing recorded: their sender stopped
+    /// (killed, or cut off past the lease) while sending, so the receiver may already have had
+    /// one of them. Sending again is the at-least-once step; this tells it apart from a retry.
+    pub unrecorded: u32,
+    /// The job as it was at the claim, read in the same step (`None`: the job is gone).
+    pub job: Option<Job>,
 }
 
 /// The message of a job whose workers kept disappearing.

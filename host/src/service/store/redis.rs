@@ -6,7 +6,7 @@
 //! Layout under the key prefix `P` (`REDIS_KEY_PREFIX`, default `quire:`):
 //! - `P job:<id>`: hash with `spec` (JSON, immutable), `status`, `progress`, `attempts`,
 //!   `updated_at`, `completed_at`, `error_message`, `metadata` (JSON), `webhook` (JSON),
-//!   `notify` ("1" when a webhook target exists), `hook_sent`. Expires `FILE_TTL_HOURS` after
+//!   `notify` ("1" when a webhook target exists), `hook_sent`, `hook_claims`. Expires `FILE_TTL_HOURS` after
 //!   the job ends.
 //!   `owner` (the tenant, when API keys are on), `event_seq` (raised by each job-events
 //!   message: every script that changes what GET shows of a job publishes the change itself,
@@ -578,7 +578,7 @@ impl RedisStore {
         now_ms: i64,
         lease_until_ms: i64,
     ) -> StoreResult<Option<Delivery>> {
-        let reply: Option<(String, u32)> = self
+        let reply: Option<(String, u32, u32, Vec<String>)> = self
             .link
             .run(|mut con| async move {
                 self.scripts
@@ -591,7 +591,15 @@ impl RedisStore {
                     .await
             })
             .await?;
-        Ok(reply.map(|(job_id, sent)| Delivery { job_id, sent }))
+        let Some((job_id, sent, unrecorded, flat)) = reply else {
+            return Ok(None);
+        };
+        Ok(Some(Delivery {
+            job_id,
+            sent,
+            unrecorded,
+            job: decode(&pairs(flat))?,
+        }))
     }
 
     pub async fn retry_delivery(

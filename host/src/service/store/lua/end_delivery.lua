@@ -4,6 +4,6 @@
 redis.call('ZREM', KEYS[1], ARGV[2])
 if redis.call('EXISTS', KEYS[2]) == 1 then
   redis.call('HSET', KEYS[2], 'webhook', ARGV[1])
-  redis.call('HDEL', KEYS[2], 'hook_sent')
+  redis.call('HDEL', KEYS[2], 'hook_sent', 'hook_claims')
 end
 return 1
