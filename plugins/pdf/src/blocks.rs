@@ -539,6 +539,11 @@ fn is_bullet(s: &str) -> bool {
 fn emit(paras: Vec<Para>, style: &DocStyle, links: &[Link], out: &mut Vec<Block>) {
     let mut lists = Nesting::default();
     let labels = figure_labels(&paras, style);
+    let labels: Vec<bool> = labels
+        .into_iter()
+        .zip(like_next_text(&paras, style))
+        .map(|(a, b)| a || b)
+        .collect();
     for (para, is_label) in paras.into_iter().zip(labels) {
         match para.kind {
             Kind::Item { ordered, number } => {
@@ -722,24 +727,57 @@ fn figure_labels(paras: &[Para], style: &DocStyle) -> Vec<bool> {
     let small = |p: Option<&Para>| {
         p.is_some_and(|p| matches!(p.kind, Kind::Text) && size(p) < 0.95 * style.body_size)
     };
+    // Labels of one figure are set at one size; some may be bold (keywords) and some not.
     let alike = |a: &Para, b: Option<&Para>| {
         b.is_some_and(|b| {
             matches!(b.kind, Kind::Text)
                 && b.lines.len() <= 3
                 && (size(a) - size(b)).abs() <= 0.05 * size(a)
-                && a.lines.iter().all(|l| l.bold) == b.lines.iter().all(|l| l.bold)
         })
     };
     (0..paras.len())
         .map(|i| {
             let p = &paras[i];
             let at = |j: Option<usize>| j.and_then(|j| paras.get(j));
+            // Another label one or two explanations after or before this one.
+            let after = (alike(p, at(Some(i + 2))) && small(at(Some(i + 3))))
+                || (small(at(Some(i + 2))) && alike(p, at(Some(i + 3))) && small(at(Some(i + 4))));
+            let before = (alike(p, at(i.checked_sub(2))) && small(at(i.checked_sub(1))))
+                || (alike(p, at(i.checked_sub(3))) && small(at(i.checked_sub(2))));
             matches!(p.kind, Kind::Text)
                 && p.lines.len() <= 3
                 && !small(Some(p))
                 && small(at(Some(i + 1)))
-                && ((alike(p, at(Some(i + 2))) && small(at(Some(i + 3))))
-                    || (alike(p, at(i.checked_sub(2))) && small(at(i.checked_sub(1)))))
+                && (after || before)
+        })
+        .collect()
+}
+
+/// Which paragraphs are set like the text right after them: a heading stands apart from the
+/// text it heads by its size, its weight or its slant. A line larger than the document's body but the
+/// size and weight of the list or paragraph under it (the lead-in of a slide's list, a page
+/// set larger throughout) is text of that page, not a heading.
+fn like_next_text(paras: &[Para], style: &DocStyle) -> Vec<bool> {
+    let size = |p: &Para| median(p.lines.iter().map(|l| l.size));
+    let face = |p: &Para| {
+        (
+            p.lines.iter().all(|l| l.bold),
+            p.lines.iter().all(|l| l.italic),
+        )
+    };
+    (0..paras.len())
+        .map(|i| {
+            let (p, Some(next)) = (&paras[i], paras.get(i + 1)) else {
+                return false;
+            };
+            let body = match next.kind {
+                Kind::Item { .. } => true,
+                Kind::Text => heading(next, style).is_none(),
+            };
+            matches!(p.kind, Kind::Text)
+                && body
+                && (size(p) - size(next)).abs() <= 0.05 * size(p)
+                && face(p) == face(next)
         })
         .collect()
 }
@@ -1030,5 +1068,63 @@ mod heading_tests {
             (10.0, false, BODY),
         ]);
         assert_eq!(headings(&b), vec!["Related work"]);
+    }
+
+    #[test]
+    fn labels_with_one_or_two_explanations_between_are_a_figure() {
+        // A syntax diagram: keywords (some bold) each over one or two small explanations.
+        let b = blocks(&[
+            (10.0, false, BODY),
+            (11.5, false, "AS <correlation name>"),
+            (9.2, false, "Indicates that a row permission is created"),
+            (
+                9.2,
+                false,
+                "FOR ROWS Specifies a condition that can be true",
+            ),
+            (11.5, false, "WHERE <logic to test>"),
+            (
+                9.2,
+                false,
+                "Specifies that the permission applies to all references",
+            ),
+            (11.5, true, "ENFORCED FOR ALL ACCESS"),
+            (
+                9.2,
+                false,
+                "Specifies that the row permission is initially enabled",
+            ),
+            (
+                9.2,
+                false,
+                "ENABLE Specifies that it is to be initially disabled",
+            ),
+            (11.5, true, "DISABLE;"),
+            (9.0, false, "Figure 3-1 CREATE PERMISSION SQL statement"),
+        ]);
+        assert_eq!(headings(&b), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_line_set_like_the_list_under_it_is_not_a_heading() {
+        // A slide: the title, then a lead-in line at the size of the list it introduces,
+        // both larger than the document's body.
+        let mut y = 72.0;
+        let mut entries = Vec::new();
+        for (size, text) in [
+            (30.0, "Second slide title"),
+            (18.0, "Let us introduce a list"),
+            (18.0, "\u{2022} With foo"),
+            (18.0, "\u{2022} Bar"),
+        ] {
+            entries.push(Entry::Line(line(y, size, false, text)));
+            y += 2.0 * size;
+        }
+        let style = DocStyle {
+            body_size: 10.0,
+            heading_sizes: vec![30.0, 18.0],
+        };
+        let b = page_blocks(vec![Region { entries }], &style, &[], &mut []);
+        assert_eq!(headings(&b), vec!["Second slide title"]);
     }
 }
