@@ -544,6 +544,7 @@ fn emit(paras: Vec<Para>, style: &DocStyle, links: &[Link], out: &mut Vec<Block>
         .zip(like_next_text(&paras, style))
         .map(|(a, b)| a || b)
         .collect();
+    let labels = phrase_runs(&paras, style, labels);
     for (para, is_label) in paras.into_iter().zip(labels) {
         match para.kind {
             Kind::Item { ordered, number } => {
@@ -571,12 +572,19 @@ fn emit(paras: Vec<Para>, style: &DocStyle, links: &[Link], out: &mut Vec<Block>
             Kind::Text => {
                 lists.close(out);
                 let level = heading(&para, style).filter(|_| !is_label);
+                let label = level.and_then(|_| hanging_label(&para.lines));
                 let words = join_lines(para.lines);
                 if words.is_empty() {
                     continue;
                 }
                 match level {
                     Some(level) => {
+                        let mut words = words;
+                        if let Some(n) = label {
+                            let rest = words.split_off(n);
+                            out.push(Block::Paragraph(inlines(words, links)));
+                            words = rest;
+                        }
                         let text = join_words(&words);
                         out.push(Block::Heading {
                             level,
@@ -780,6 +788,74 @@ fn like_next_text(paras: &[Para], style: &DocStyle) -> Vec<bool> {
                 && face(p) == face(next)
         })
         .collect()
+}
+
+/// Adds to `labels` the paragraphs of runs of three or more that would each be a heading of
+/// one size and face with no text between them: a heading heads text, and a stack of
+/// prominent phrases (the selling points on a cover, a sidebar's key lines) heads none.
+fn phrase_runs(paras: &[Para], style: &DocStyle, labels: Vec<bool>) -> Vec<bool> {
+    let size = |p: &Para| median(p.lines.iter().map(|l| l.size));
+    let face = |p: &Para| {
+        (
+            p.lines.iter().all(|l| l.bold),
+            p.lines.iter().all(|l| l.italic),
+        )
+    };
+    let candidate: Vec<bool> = paras
+        .iter()
+        .zip(&labels)
+        .map(|(p, &label)| !label && matches!(p.kind, Kind::Text) && heading(p, style).is_some())
+        .collect();
+    let mut out = labels;
+    let mut i = 0;
+    while i < paras.len() {
+        if !candidate[i] {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 1;
+        while j < paras.len()
+            && candidate[j]
+            && (size(&paras[j]) - size(&paras[i])).abs() <= 0.05 * size(&paras[i])
+            && face(&paras[j]) == face(&paras[i])
+        {
+            j += 1;
+        }
+        if j - i >= 3 {
+            out[i..j].iter_mut().for_each(|l| *l = true);
+        }
+        i = j;
+    }
+    out
+}
+
+/// A label that hangs left of a title of several lines ("Chapter 1.", "Part II",
+/// "Appendix A" set apart by a wide gap, the title's later lines starting under the title's
+/// first word, not under the label): a line of its own, not part of the title. Returns how
+/// many words the label has. A bare section number ("3.1") stays with its title.
+fn hanging_label(lines: &[Line]) -> Option<usize> {
+    let (first, rest) = lines.split_first()?;
+    let next = rest.first()?;
+    let size = first.size.max(1.0);
+    let n = (1..first.words.len().min(4)).find(|&k| {
+        // An em of the label's own type, often smaller than the title's.
+        first.words[k].rect.x0 - first.words[k - 1].rect.x1 >= first.words[k - 1].size.max(1.0)
+    })?;
+    let label = &first.words[..n];
+    let worded = label
+        .iter()
+        .any(|w| w.text.chars().filter(|c| c.is_alphabetic()).count() >= 3);
+    let counted = label.len() >= 2
+        && label.last().is_some_and(|w| {
+            let t = w.text.trim_end_matches(['.', ':']);
+            !t.is_empty()
+                && t.len() <= 4
+                && t.chars()
+                    .all(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+        });
+    let hangs = (next.rect.x0 - first.words[n].rect.x0).abs() <= 0.5 * size
+        && next.rect.x0 > first.rect.x0 + 1.0 * size;
+    (worded && counted && hangs).then_some(n)
 }
 
 /// A web or mail address written out ("ibm.com/redbooks", "www.example.org",
@@ -1126,5 +1202,48 @@ mod heading_tests {
         };
         let b = page_blocks(vec![Region { entries }], &style, &[], &mut []);
         assert_eq!(headings(&b), vec!["Second slide title"]);
+    }
+
+    #[test]
+    fn a_stack_of_prominent_phrases_heads_nothing() {
+        // A cover: three selling points set large and bold, one under the other, no text
+        // between them; then a real section with its text.
+        let b = blocks(&[
+            (14.0, true, "Implement roles and separation of duties"),
+            (14.0, true, "Leverage row permissions on the database"),
+            (14.0, true, "Protect columns by defining column masks"),
+            (16.0, true, "Introduction"),
+            (10.0, false, BODY),
+        ]);
+        assert_eq!(headings(&b), vec!["Introduction"]);
+    }
+
+    #[test]
+    fn a_chapter_label_hanging_left_of_its_title_is_not_part_of_it() {
+        // "Chapter 1." then a wide gap, the title wrapped under its own first word.
+        let mut first = line(72.0, 26.0, true, "Chapter 1. Securing and protecting");
+        let shift = 60.0;
+        for w in first.words.iter_mut().skip(2) {
+            w.rect.x0 += shift;
+            w.rect.x1 += shift;
+        }
+        first.rect.x1 += shift;
+        let mut second = line(104.0, 26.0, true, "data");
+        let x = first.words[2].rect.x0 - second.rect.x0;
+        second.words[0].rect.x0 += x;
+        second.words[0].rect.x1 += x;
+        second.rect.x0 += x;
+        second.rect.x1 += x;
+        let body = line(160.0, 10.0, false, BODY);
+        let style = DocStyle {
+            body_size: 10.0,
+            heading_sizes: vec![26.0],
+        };
+        let entries = vec![Entry::Line(first), Entry::Line(second), Entry::Line(body)];
+        let b = page_blocks(vec![Region { entries }], &style, &[], &mut []);
+        assert_eq!(headings(&b), vec!["Securing and protecting data"]);
+        assert!(
+            matches!(&b[0], Block::Paragraph(p) if matches!(&p[0], Inline::Text { text, .. } if text == "Chapter 1."))
+        );
     }
 }
