@@ -539,6 +539,12 @@ fn is_bullet(s: &str) -> bool {
 fn emit(paras: Vec<Para>, style: &DocStyle, links: &[Link], out: &mut Vec<Block>) {
     let mut lists = Nesting::default();
     let labels = figure_labels(&paras, style);
+    let labels: Vec<bool> = labels
+        .into_iter()
+        .zip(like_next_text(&paras, style))
+        .map(|(a, b)| a || b)
+        .collect();
+    let labels = phrase_runs(&paras, style, labels);
     for (para, is_label) in paras.into_iter().zip(labels) {
         match para.kind {
             Kind::Item { ordered, number } => {
@@ -566,12 +572,19 @@ fn emit(paras: Vec<Para>, style: &DocStyle, links: &[Link], out: &mut Vec<Block>
             Kind::Text => {
                 lists.close(out);
                 let level = heading(&para, style).filter(|_| !is_label);
+                let label = level.and_then(|_| hanging_label(&para.lines));
                 let words = join_lines(para.lines);
                 if words.is_empty() {
                     continue;
                 }
                 match level {
                     Some(level) => {
+                        let mut words = words;
+                        if let Some(n) = label {
+                            let rest = words.split_off(n);
+                            out.push(Block::Paragraph(inlines(words, links)));
+                            words = rest;
+                        }
                         let text = join_words(&words);
                         out.push(Block::Heading {
                             level,
@@ -722,26 +735,127 @@ fn figure_labels(paras: &[Para], style: &DocStyle) -> Vec<bool> {
     let small = |p: Option<&Para>| {
         p.is_some_and(|p| matches!(p.kind, Kind::Text) && size(p) < 0.95 * style.body_size)
     };
+    // Labels of one figure are set at one size; some may be bold (keywords) and some not.
     let alike = |a: &Para, b: Option<&Para>| {
         b.is_some_and(|b| {
             matches!(b.kind, Kind::Text)
                 && b.lines.len() <= 3
                 && (size(a) - size(b)).abs() <= 0.05 * size(a)
-                && a.lines.iter().all(|l| l.bold) == b.lines.iter().all(|l| l.bold)
         })
     };
     (0..paras.len())
         .map(|i| {
             let p = &paras[i];
             let at = |j: Option<usize>| j.and_then(|j| paras.get(j));
+            // Another label one or two explanations after or before this one.
+            let after = (alike(p, at(Some(i + 2))) && small(at(Some(i + 3))))
+                || (small(at(Some(i + 2))) && alike(p, at(Some(i + 3))) && small(at(Some(i + 4))));
+            let before = (alike(p, at(i.checked_sub(2))) && small(at(i.checked_sub(1))))
+                || (alike(p, at(i.checked_sub(3))) && small(at(i.checked_sub(2))));
             matches!(p.kind, Kind::Text)
                 && p.lines.len() <= 3
                 && !small(Some(p))
                 && small(at(Some(i + 1)))
-                && ((alike(p, at(Some(i + 2))) && small(at(Some(i + 3))))
-                    || (alike(p, at(i.checked_sub(2))) && small(at(i.checked_sub(1)))))
+                && (after || before)
         })
         .collect()
+}
+
+/// Which paragraphs are set like the text right after them: a heading stands apart from the
+/// text it heads by its size, its weight or its slant. A line larger than the document's body but the
+/// size and weight of the list or paragraph under it (the lead-in of a slide's list, a page
+/// set larger throughout) is text of that page, not a heading.
+fn like_next_text(paras: &[Para], style: &DocStyle) -> Vec<bool> {
+    let size = |p: &Para| median(p.lines.iter().map(|l| l.size));
+    let face = |p: &Para| {
+        (
+            p.lines.iter().all(|l| l.bold),
+            p.lines.iter().all(|l| l.italic),
+        )
+    };
+    (0..paras.len())
+        .map(|i| {
+            let (p, Some(next)) = (&paras[i], paras.get(i + 1)) else {
+                return false;
+            };
+            let body = match next.kind {
+                Kind::Item { .. } => true,
+                Kind::Text => heading(next, style).is_none(),
+            };
+            matches!(p.kind, Kind::Text)
+                && body
+                && (size(p) - size(next)).abs() <= 0.05 * size(p)
+                && face(p) == face(next)
+        })
+        .collect()
+}
+
+/// Adds to `labels` the paragraphs of runs of three or more that would each be a heading of
+/// one size and face with no text between them: a heading heads text, and a stack of
+/// prominent phrases (the selling points on a cover, a sidebar's key lines) heads none.
+fn phrase_runs(paras: &[Para], style: &DocStyle, labels: Vec<bool>) -> Vec<bool> {
+    let size = |p: &Para| median(p.lines.iter().map(|l| l.size));
+    let face = |p: &Para| {
+        (
+            p.lines.iter().all(|l| l.bold),
+            p.lines.iter().all(|l| l.italic),
+        )
+    };
+    let candidate: Vec<bool> = paras
+        .iter()
+        .zip(&labels)
+        .map(|(p, &label)| !label && matches!(p.kind, Kind::Text) && heading(p, style).is_some())
+        .collect();
+    let mut out = labels;
+    let mut i = 0;
+    while i < paras.len() {
+        if !candidate[i] {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 1;
+        while j < paras.len()
+            && candidate[j]
+            && (size(&paras[j]) - size(&paras[i])).abs() <= 0.05 * size(&paras[i])
+            && face(&paras[j]) == face(&paras[i])
+        {
+            j += 1;
+        }
+        if j - i >= 3 {
+            out[i..j].iter_mut().for_each(|l| *l = true);
+        }
+        i = j;
+    }
+    out
+}
+
+/// A label that hangs left of a title of several lines ("Chapter 1.", "Part II",
+/// "Appendix A" set apart by a wide gap, the title's later lines starting under the title's
+/// first word, not under the label): a line of its own, not part of the title. Returns how
+/// many words the label has. A bare section number ("3.1") stays with its title.
+fn hanging_label(lines: &[Line]) -> Option<usize> {
+    let (first, rest) = lines.split_first()?;
+    let next = rest.first()?;
+    let size = first.size.max(1.0);
+    let n = (1..first.words.len().min(4)).find(|&k| {
+        // An em of the label's own type, often smaller than the title's.
+        first.words[k].rect.x0 - first.words[k - 1].rect.x1 >= first.words[k - 1].size.max(1.0)
+    })?;
+    let label = &first.words[..n];
+    let worded = label
+        .iter()
+        .any(|w| w.text.chars().filter(|c| c.is_alphabetic()).count() >= 3);
+    let counted = label.len() >= 2
+        && label.last().is_some_and(|w| {
+            let t = w.text.trim_end_matches(['.', ':']);
+            !t.is_empty()
+                && t.len() <= 4
+                && t.chars()
+                    .all(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+        });
+    let hangs = (next.rect.x0 - first.words[n].rect.x0).abs() <= 0.5 * size
+        && next.rect.x0 > first.rect.x0 + 1.0 * size;
+    (worded && counted && hangs).then_some(n)
 }
 
 /// A web or mail address written out ("ibm.com/redbooks", "www.example.org",
@@ -1030,5 +1144,106 @@ mod heading_tests {
             (10.0, false, BODY),
         ]);
         assert_eq!(headings(&b), vec!["Related work"]);
+    }
+
+    #[test]
+    fn labels_with_one_or_two_explanations_between_are_a_figure() {
+        // A syntax diagram: keywords (some bold) each over one or two small explanations.
+        let b = blocks(&[
+            (10.0, false, BODY),
+            (11.5, false, "AS <correlation name>"),
+            (9.2, false, "Indicates that a row permission is created"),
+            (
+                9.2,
+                false,
+                "FOR ROWS Specifies a condition that can be true",
+            ),
+            (11.5, false, "WHERE <logic to test>"),
+            (
+                9.2,
+                false,
+                "Specifies that the permission applies to all references",
+            ),
+            (11.5, true, "ENFORCED FOR ALL ACCESS"),
+            (
+                9.2,
+                false,
+                "Specifies that the row permission is initially enabled",
+            ),
+            (
+                9.2,
+                false,
+                "ENABLE Specifies that it is to be initially disabled",
+            ),
+            (11.5, true, "DISABLE;"),
+            (9.0, false, "Figure 3-1 CREATE PERMISSION SQL statement"),
+        ]);
+        assert_eq!(headings(&b), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_line_set_like_the_list_under_it_is_not_a_heading() {
+        // A slide: the title, then a lead-in line at the size of the list it introduces,
+        // both larger than the document's body.
+        let mut y = 72.0;
+        let mut entries = Vec::new();
+        for (size, text) in [
+            (30.0, "Second slide title"),
+            (18.0, "Let us introduce a list"),
+            (18.0, "\u{2022} With foo"),
+            (18.0, "\u{2022} Bar"),
+        ] {
+            entries.push(Entry::Line(line(y, size, false, text)));
+            y += 2.0 * size;
+        }
+        let style = DocStyle {
+            body_size: 10.0,
+            heading_sizes: vec![30.0, 18.0],
+        };
+        let b = page_blocks(vec![Region { entries }], &style, &[], &mut []);
+        assert_eq!(headings(&b), vec!["Second slide title"]);
+    }
+
+    #[test]
+    fn a_stack_of_prominent_phrases_heads_nothing() {
+        // A cover: three selling points set large and bold, one under the other, no text
+        // between them; then a real section with its text.
+        let b = blocks(&[
+            (14.0, true, "Implement roles and separation of duties"),
+            (14.0, true, "Leverage row permissions on the database"),
+            (14.0, true, "Protect columns by defining column masks"),
+            (16.0, true, "Introduction"),
+            (10.0, false, BODY),
+        ]);
+        assert_eq!(headings(&b), vec!["Introduction"]);
+    }
+
+    #[test]
+    fn a_chapter_label_hanging_left_of_its_title_is_not_part_of_it() {
+        // "Chapter 1." then a wide gap, the title wrapped under its own first word.
+        let mut first = line(72.0, 26.0, true, "Chapter 1. Securing and protecting");
+        let shift = 60.0;
+        for w in first.words.iter_mut().skip(2) {
+            w.rect.x0 += shift;
+            w.rect.x1 += shift;
+        }
+        first.rect.x1 += shift;
+        let mut second = line(104.0, 26.0, true, "data");
+        let x = first.words[2].rect.x0 - second.rect.x0;
+        second.words[0].rect.x0 += x;
+        second.words[0].rect.x1 += x;
+        second.rect.x0 += x;
+        second.rect.x1 += x;
+        let body = line(160.0, 10.0, false, BODY);
+        let style = DocStyle {
+            body_size: 10.0,
+            heading_sizes: vec![26.0],
+        };
+        let entries = vec![Entry::Line(first), Entry::Line(second), Entry::Line(body)];
+        let b = page_blocks(vec![Region { entries }], &style, &[], &mut []);
+        assert_eq!(headings(&b), vec!["Securing and protecting data"]);
+        assert!(
+            matches!(&b[0], Block::Paragraph(p) if matches!(&p[0], Inline::Text { text, .. } if text == "Chapter 1."))
+        );
     }
 }

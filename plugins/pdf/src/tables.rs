@@ -343,12 +343,23 @@ fn open_tables(rules: &[Rect]) -> Vec<Rect> {
                 group.push(j);
             }
         }
-        if group.len() >= 2 {
+        let (first, last) = (hs[group[0]], hs[group[group.len() - 1]]);
+        // Two rules that are the top and bottom of a closed box (vertical rules join their
+        // ends) frame a region: a page border, a slide's frame, a sidebar. Its text is laid
+        // out as text; a box that is a table has rules inside it too.
+        let joined = |x: f32| {
+            rules.iter().any(|r| {
+                r.height() > r.width()
+                    && ((r.x0 + r.x1) / 2.0 - x).abs() <= TOUCH
+                    && r.y0 <= first.center_y() + TOUCH
+                    && r.y1 >= last.center_y() - TOUCH
+            })
+        };
+        let frame = group.len() == 2 && joined(first.x0) && joined(first.x1);
+        if group.len() >= 2 && !frame {
             for &g in &group {
                 used[g] = true;
             }
-            let first = hs[group[0]];
-            let last = hs[group[group.len() - 1]];
             out.push(Rect::new(
                 first.x0,
                 first.center_y(),
@@ -549,5 +560,32 @@ mod tests {
         let found = extract(&rules, &mut items);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].1.rows.len(), 5, "{:?}", texts(&found[0].1));
+    }
+
+    #[test]
+    fn a_frame_around_the_page_is_not_an_open_table() {
+        // A slide's border drawn as a closed box; inside, a title and a list on the left and
+        // a label on the right, white between them.
+        let rules = [
+            Rect::new(0.0, 0.0, 400.0, 0.0),
+            Rect::new(400.0, 0.0, 400.0, 300.0),
+            Rect::new(0.0, 300.0, 400.0, 300.0),
+            Rect::new(0.0, 0.0, 0.0, 300.0),
+        ];
+        let mut items = vec![
+            run(20.0, 20.0, "Second slide title"),
+            run(20.0, 60.0, "Let us introduce a list"),
+            run(20.0, 80.0, "With foo"),
+            run(20.0, 100.0, "Bar"),
+            run(250.0, 100.0, "A shape with text"),
+            run(20.0, 120.0, "And baz things"),
+        ];
+        let found = extract(&rules, &mut items);
+        assert!(
+            found.is_empty(),
+            "{:?}",
+            found.iter().map(|f| texts(&f.1)).collect::<Vec<_>>()
+        );
+        assert_eq!(items.len(), 6);
     }
 }
