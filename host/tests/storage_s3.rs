@@ -142,6 +142,20 @@ fn between(s: &str, a: &str, b: &str) -> String {
         .unwrap_or_default()
 }
 
+/// A service on the embedded store whose files live in `bucket` on moto, with `tweak` applied
+/// after the storage settings, and `workers` conversion workers.
+async fn on_bucket(bucket: &str, workers: usize, tweak: impl FnOnce(&mut Config)) -> TestServer {
+    TestServer::start_with(
+        StoreKind::Embedded,
+        |c| {
+            s3_config(c, bucket);
+            tweak(c);
+        },
+        workers,
+    )
+    .await
+}
+
 fn s3_config(config: &mut Config, bucket: &str) {
     config.storage_url = Some(format!("s3://{bucket}/pfx"));
     config.s3_endpoint = Some(moto().to_string());
@@ -236,7 +250,7 @@ async fn api_and_worker_hosts_share_only_redis_and_the_bucket() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_missing_result_object_is_the_contracts_404() {
     let bucket = bucket().await;
-    let mut s = TestServer::start_with(StoreKind::Embedded, |c| s3_config(c, &bucket), 1).await;
+    let mut s = on_bucket(&bucket, 1, |_| {}).await;
     let id = s.create("a.md", &big_markdown("Gone"), "md").await;
     final_job(&s, &id).await;
     // The object goes behind the service's back (moto refuses an unsigned DELETE of an
@@ -263,14 +277,9 @@ async fn a_missing_result_object_is_the_contracts_404() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn presigned_results_redirect_with_the_same_headers() {
     let bucket = bucket().await;
-    let mut s = TestServer::start_with(
-        StoreKind::Embedded,
-        |c| {
-            s3_config(c, &bucket);
-            c.s3_presigned_results = true;
-        },
-        1,
-    )
+    let mut s = on_bucket(&bucket, 1, |c| {
+        c.s3_presigned_results = true;
+    })
     .await;
     let id = s
         .create("Résumé v2.md", &big_markdown("Signed"), "md")
@@ -326,14 +335,9 @@ async fn presigned_results_redirect_with_the_same_headers() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn retention_removes_the_objects() {
     let bucket = bucket().await;
-    let mut s = TestServer::start_with(
-        StoreKind::Embedded,
-        |c| {
-            s3_config(c, &bucket);
-            c.file_ttl_hours = 1.0 / 3600.0;
-        },
-        1,
-    )
+    let mut s = on_bucket(&bucket, 1, |c| {
+        c.file_ttl_hours = 1.0 / 3600.0;
+    })
     .await;
     let id = s.create("a.md", &big_markdown("Expires"), "md").await;
     final_job(&s, &id).await;
@@ -364,14 +368,9 @@ async fn orphaned_objects_are_swept() {
         .await
         .unwrap();
     assert!(r.status().is_success());
-    let mut s = TestServer::start_with(
-        StoreKind::Embedded,
-        |c| {
-            s3_config(c, &bucket);
-            c.file_ttl_hours = 1.0 / 3600.0;
-        },
-        0,
-    )
+    let mut s = on_bucket(&bucket, 0, |c| {
+        c.file_ttl_hours = 1.0 / 3600.0;
+    })
     .await;
     tokio::time::sleep(Duration::from_millis(1100)).await;
     let shared = s.server.as_ref().unwrap().shared().clone();
@@ -385,14 +384,9 @@ async fn orphaned_objects_are_swept() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn large_refused_and_aborted_uploads_leave_no_debris() {
     let bucket = bucket().await;
-    let mut s = TestServer::start_with(
-        StoreKind::Embedded,
-        |c| {
-            s3_config(c, &bucket);
-            c.max_file_size = 30 << 20;
-        },
-        0,
-    )
+    let mut s = on_bucket(&bucket, 0, |c| {
+        c.max_file_size = 30 << 20;
+    })
     .await;
     // 20 MB: three parts of the multipart upload.
     let big: Vec<u8> = b"line of text\n".repeat((20 << 20) / 13);
@@ -466,14 +460,9 @@ async fn ready_reports_an_unreachable_store() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn refused_jobs_leave_no_object() {
     let bucket = bucket().await;
-    let s = TestServer::start_with(
-        StoreKind::Embedded,
-        |c| {
-            s3_config(c, &bucket);
-            c.max_queued_jobs = Some(1);
-        },
-        0,
-    )
+    let s = on_bucket(&bucket, 0, |c| {
+        c.max_queued_jobs = Some(1);
+    })
     .await;
     let doc = big_markdown("Queued");
     let s = std::sync::Arc::new(s);
@@ -564,14 +553,9 @@ async fn a_result_waits_for_an_object_store_that_is_briefly_away() {
     let bucket = bucket().await;
     let relay = Relay::start().await;
     let endpoint = relay.endpoint.clone();
-    let mut s = TestServer::start_with(
-        StoreKind::Embedded,
-        |c| {
-            s3_config(c, &bucket);
-            c.s3_endpoint = Some(endpoint.clone());
-        },
-        1,
-    )
+    let mut s = on_bucket(&bucket, 1, |c| {
+        c.s3_endpoint = Some(endpoint.clone());
+    })
     .await;
     // Small: the input stays in the job store, only the result goes to the bucket.
     let id = s.create("slow.txt", b"QUIRE-FAULT:slow:1500", "md").await;
@@ -607,14 +591,9 @@ async fn a_result_waits_for_an_object_store_that_is_briefly_away() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn uploads_stream_to_the_bucket_as_they_arrive() {
     let bucket = bucket().await;
-    let mut s = TestServer::start_with(
-        StoreKind::Embedded,
-        |c| {
-            s3_config(c, &bucket);
-            c.max_file_size = 60 << 20;
-        },
-        0,
-    )
+    let mut s = on_bucket(&bucket, 0, |c| {
+        c.max_file_size = 60 << 20;
+    })
     .await;
     let stream = support::partial_upload(&s.base, 40_000_000, 16_000_000).await;
     let start = Instant::now();
@@ -677,7 +656,7 @@ async fn uploaded_parts(bucket: &str) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn streamed_uploads_keep_their_checks() {
     let bucket = bucket().await;
-    let mut s = TestServer::start_with(StoreKind::Embedded, |c| s3_config(c, &bucket), 1).await;
+    let mut s = on_bucket(&bucket, 1, |_| {}).await;
     let pdf = quire_testkit::workspace().join("host/tests/fixtures/options/pages.pdf");
     let pdf = support::padded_pdf(&std::fs::read(pdf).unwrap(), 300_000);
     for pages_first in [true, false] {

@@ -808,18 +808,7 @@ mod tests {
         // Two columns of prose (0-240 and 260-500), then a four-column table across the page
         // whose middle column gap falls on the gutter.
         let mut items = prose_columns();
-        let rows = [
-            ["Name", "Kind", "Count", "Note"],
-            ["Alpha", "Red", "12", "kept"],
-            ["Beta", "Blue", "7", "sent back"],
-            ["Gamma", "Green", "3", "lost"],
-        ];
-        for (k, cells) in rows.iter().enumerate() {
-            let y = 90.0 + 16.0 * k as f32;
-            for (c, text) in cells.iter().enumerate() {
-                items.push(run(130.0 * c as f32, y, text));
-            }
-        }
+        push_four_row_table(&mut items, 90.0);
         // And two columns of prose again under the table.
         for k in 0..3 {
             let y = 160.0 + 12.0 * k as f32;
@@ -848,11 +837,8 @@ mod tests {
         assert!(lines[left + 1].starts_with("words of the left"), "{got:?}");
     }
 
-    #[test]
-    fn a_table_at_the_top_of_two_columns_is_read_row_by_row() {
-        // A four-column table across the top of the page, its middle column gap on the gutter
-        // of the two columns of prose under it.
-        let mut items = Vec::new();
+    /// A four-column, four-row table (rows 16 pt apart, columns 130 pt) from `top` down.
+    fn push_four_row_table(items: &mut Vec<Item>, top: f32) {
         let rows = [
             ["Name", "Kind", "Count", "Note"],
             ["Alpha", "Red", "12", "kept"],
@@ -860,11 +846,19 @@ mod tests {
             ["Gamma", "Green", "3", "lost"],
         ];
         for (k, cells) in rows.iter().enumerate() {
-            let y = 16.0 * k as f32;
+            let y = top + 16.0 * k as f32;
             for (c, text) in cells.iter().enumerate() {
                 items.push(run(130.0 * c as f32, y, text));
             }
         }
+    }
+
+    #[test]
+    fn a_table_at_the_top_of_two_columns_is_read_row_by_row() {
+        // A four-column table across the top of the page, its middle column gap on the gutter
+        // of the two columns of prose under it.
+        let mut items = Vec::new();
+        push_four_row_table(&mut items, 0.0);
         for k in 0..6 {
             let y = 80.0 + 12.0 * k as f32;
             items.push(run(0.0, y, "words of the left column set as prose lines"));
