@@ -420,14 +420,7 @@ both_stores!(
     a_delivery_claim_reads_the_job_and_tells_an_interrupted_send,
     |kind| async move {
         let store = open(kind).await;
-        let loud = new_job(true);
-        store.create(&loud, None).await.unwrap();
-        let now = Utc::now();
-        let c = store
-            .claim(now, now.timestamp_millis() + 60_000)
-            .await
-            .unwrap()
-            .unwrap();
+        let (loud, c) = created_and_claimed(&store, true).await;
         assert!(store
             .finish(&c.job.spec.id, c.attempt, &done(Status::Completed))
             .await
