@@ -67,6 +67,8 @@ impl DocStyle {
 
 /// A paragraph must be this much larger than the body text to be a heading by size.
 const HEADING_RATIO: f32 = 1.12;
+/// Display type: a number alone this much larger than the body text is a chapter number.
+const DISPLAY_RATIO: f32 = 2.5;
 
 /// A link area on the page.
 #[derive(Debug, Clone)]
@@ -694,6 +696,15 @@ fn heading(para: &Para, style: &DocStyle) -> Option<u8> {
     {
         return None;
     }
+    let size = median(para.lines.iter().map(|l| l.size));
+    // A chapter number set alone in display type ("1" at 40 pt over "Chapter 1. Title"): the
+    // label that opens a chapter, a heading of its own though it has no letters.
+    if para.lines.len() == 1 && words == 1 && size >= DISPLAY_RATIO * style.body_size {
+        let t = text.trim();
+        if (1..=2).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_digit()) {
+            return style.heading_level(size, true);
+        }
+    }
     let letters = text.chars().filter(|c| c.is_alphabetic()).count();
     if words == 0
         || words > 25
@@ -702,7 +713,6 @@ fn heading(para: &Para, style: &DocStyle) -> Option<u8> {
     {
         return None;
     }
-    let size = median(para.lines.iter().map(|l| l.size));
     // A whole line in bold, or a lone line in italic (run-in headings of manuals).
     let bold = para.lines.iter().all(|l| l.bold)
         || (para.lines.len() == 1 && para.lines[0].italic && words >= 2);
@@ -1216,6 +1226,23 @@ mod heading_tests {
             (10.0, false, BODY),
         ]);
         assert_eq!(headings(&b), vec!["Introduction"]);
+    }
+
+    #[test]
+    fn a_chapter_number_in_display_type_is_a_heading() {
+        // A report's chapter opener: the number alone at 40 pt, then the title. A number at
+        // body size (a value, a page number left in) and a large number with more on its
+        // line stay text.
+        let b = blocks(&[
+            (40.0, true, "1"),
+            (16.0, true, "Securing the data"),
+            (10.0, false, BODY),
+            (10.0, true, "2"),
+            (10.0, false, BODY),
+            (40.0, false, "123"),
+            (10.0, false, BODY),
+        ]);
+        assert_eq!(headings(&b), vec!["1", "Securing the data"]);
     }
 
     #[test]
