@@ -217,12 +217,33 @@ fn region_blocks(
             segment(rest, &geometry, style, paras);
         }
     };
-    for entry in region.entries {
+    // An object whose height holds the start of the next line sits beside the text or under
+    // it (a cover picture the title and selling points are printed over): it does not end
+    // the paragraph it meets, and follows the text that runs alongside it.
+    let alongside: Vec<bool> = (0..region.entries.len())
+        .map(|i| match (&region.entries[i], region.entries.get(i + 1)) {
+            (Entry::Object { rect, .. }, Some(Entry::Line(next))) => {
+                next.rect.y0 < rect.y1 - 0.5 * next.size
+            }
+            _ => false,
+        })
+        .collect();
+    let mut beside: Vec<usize> = Vec::new();
+    let place = |beside: &mut Vec<usize>, objects: &mut [Option<Block>], out: &mut Vec<Block>| {
+        for index in beside.drain(..) {
+            if let Some(block) = objects.get_mut(index).and_then(Option::take) {
+                out.push(block);
+            }
+        }
+    };
+    for (entry, alongside) in region.entries.into_iter().zip(alongside) {
         match entry {
             Entry::Line(l) => pending.push(l),
+            Entry::Object { index, .. } if alongside => beside.push(index),
             Entry::Object { index, .. } => {
                 flush(&mut pending, &mut paras, out);
                 emit(std::mem::take(&mut paras), style, links, out);
+                place(&mut beside, objects, out);
                 if let Some(block) = objects.get_mut(index).and_then(Option::take) {
                     out.push(block);
                 }
@@ -231,6 +252,7 @@ fn region_blocks(
     }
     flush(&mut pending, &mut paras, out);
     emit(paras, style, links, out);
+    place(&mut beside, objects, out);
 }
 
 /// Where a region's lines usually start and end, and how far apart they usually are.
@@ -1226,6 +1248,45 @@ mod heading_tests {
             (10.0, false, BODY),
         ]);
         assert_eq!(headings(&b), vec!["Introduction"]);
+    }
+
+    #[test]
+    fn a_picture_under_the_text_does_not_split_its_lines() {
+        // A cover: three selling points of two lines each, printed over a picture whose top
+        // falls between the first point's two lines. The points are still one stack of
+        // phrases (no headings), and the picture follows the text.
+        let texts = [
+            "Implement roles and separation",
+            "of duties",
+            "Leverage row permissions on",
+            "the database",
+            "Protect columns by defining",
+            "column masks",
+        ];
+        let mut entries = Vec::new();
+        for (i, t) in texts.iter().enumerate() {
+            let y = 300.0 + 54.0 * (i / 2) as f32 + 17.0 * (i % 2) as f32;
+            entries.push(Entry::Line(line(y, 14.0, true, t)));
+            if i == 0 {
+                let rect = Rect::new(96.0, 311.0, 584.0, 700.0);
+                entries.push(Entry::Object { index: 0, rect });
+            }
+        }
+        entries.push(Entry::Line(line(460.0, 10.0, false, BODY)));
+        let style = DocStyle {
+            body_size: 10.0,
+            heading_sizes: vec![14.0],
+        };
+        let mut objects = vec![Some(Block::Paragraph(vec![Inline::plain("PICTURE")]))];
+        let b = page_blocks(vec![Region { entries }], &style, &[], &mut objects);
+        assert_eq!(headings(&b), Vec::<String>::new());
+        assert!(
+            matches!(&b[0], Block::Paragraph(p) if matches!(&p[0], Inline::Text { text, .. } if text.ends_with("of duties"))),
+            "{b:?}"
+        );
+        assert!(
+            matches!(b.last(), Some(Block::Paragraph(p)) if matches!(&p[0], Inline::Text { text, .. } if text == "PICTURE"))
+        );
     }
 
     #[test]
