@@ -46,7 +46,7 @@ fn main() {
             file_name: &path,
             mime: "application/pdf",
         };
-        let mut run = |mode: &str| {
+        let run = |mode: &str| {
             std::env::set_var("QUIRE_PDF_FASTPATH", mode);
             let mut ctx = Context::new();
             let doc = converter.convert(&input, &mut ctx);

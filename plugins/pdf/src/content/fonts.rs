@@ -97,11 +97,11 @@ fn descriptor(doc: &Doc<'_>, font: &Dict) -> Option<Descriptor> {
     let d = d.as_dict()?;
     let num = |k: &[u8]| doc.get_in(d, k).and_then(|o| o.as_f64());
     let stemv = num(b"StemV").unwrap_or(0.0) as i64;
-    // PDFium's weight estimate from the stem width.
-    let weight = if stemv < 140 {
-        stemv * 5
-    } else {
-        stemv * 4 + 140
+    // The stated weight, else PDFium's estimate from the stem width.
+    let weight = match num(b"FontWeight").map(|w| w as i64) {
+        Some(w) if w > 0 => w,
+        _ if stemv < 140 => stemv * 5,
+        _ => stemv * 4 + 140,
     };
     let bbox_zero = match doc.get_in(d, b"FontBBox") {
         Some(Obj::Array(a)) => a.iter().all(|v| v.as_f64() == Some(0.0)),
@@ -350,12 +350,9 @@ fn simple(
 fn usable(t: &str) -> bool {
     !t.is_empty()
         && t.chars().all(|c| {
-            !(c.is_control() && c != '\u{2}')
-                && c != '\u{fffe}'
-                && c != '\u{feff}'
-                && c != '\u{fffd}'
+            !c.is_control()
+                && !matches!(c, '\u{fffe}' | '\u{feff}' | '\u{fffd}')
                 && !crate::glyphs::is_rtl(c)
-                && c != '\u{2}'
         })
 }
 
@@ -482,7 +479,7 @@ pub fn parse_cmap(data: &[u8]) -> Option<HashMap<u32, Text>> {
                             continue;
                         }
                         for c in lo_c..=hi_c {
-                            if let Some(s) = String::from_utf16(&units).ok() {
+                            if let Ok(s) = String::from_utf16(&units) {
                                 out.insert(c, Rc::from(s.as_str()));
                             }
                             // The last byte increments (within its byte, as the spec has it).

@@ -84,13 +84,38 @@ struct GState {
 
 /// The last glyph shown, for PDFium's generated spaces.
 struct Last {
-    /// Origin and advance end in user space, and the width of the glyph's font's chars.
-    x: f64,
-    end: f64,
-    y: f64,
-    width: f64,
-    size: f64,
     space: bool,
+}
+
+/// A text object (one showing operator) as PDFium's text page compares it with the next:
+/// position, scale, and its first and last characters (widths in text space units).
+#[derive(Clone, Copy)]
+struct ObjInfo {
+    x: f64,
+    y: f64,
+    a: f64,
+    d: f64,
+    tfs: f64,
+    /// Glyphs in the object.
+    items: usize,
+    /// Width (1/1000 em) of the first and last character.
+    first_w: f64,
+    last_w: f64,
+    /// Origin of the last character from the object's, in text space.
+    last_x: f64,
+    last_space: bool,
+    /// Vertical extent in user space.
+    bottom: f64,
+    top: f64,
+}
+
+/// A glyph of the current line, for PDFium's dropping of a character drawn again at its
+/// own place.
+struct Recent {
+    code: u32,
+    font: *const Font,
+    x: f64,
+    y: f64,
 }
 
 /// Deepest nesting of form XObjects followed.
@@ -111,6 +136,9 @@ pub struct Interp<'d, 'a> {
     tlm: M,
     ops: usize,
     last: Option<Last>,
+    prev_obj: Option<ObjInfo>,
+    cur_obj: Option<ObjInfo>,
+    recent: Vec<Recent>,
     pending_space: bool,
     /// Path under construction, user space: segments (kind, point).
     path: Vec<(u8, (f64, f64))>,
@@ -139,6 +167,9 @@ impl<'d, 'a> Interp<'d, 'a> {
             tlm: M::ID,
             ops: 0,
             last: None,
+            prev_obj: None,
+            cur_obj: None,
+            recent: Vec::new(),
             pending_space: false,
             path: Vec::new(),
         }
@@ -327,7 +358,11 @@ impl<'d, 'a> Interp<'d, 'a> {
     fn show(&mut self, items: &[Obj]) -> R<()> {
         let font = self.gs.font.clone().ok_or(Fail(line!()))?;
         let (tfs, th, tc, tw) = (self.gs.tfs, self.gs.th, self.gs.tc, self.gs.tw);
-        if !(tfs > 0.0) || !(th > 0.0) {
+        if tfs.is_nan() || th.is_nan() || tfs <= 0.0 || th <= 0.0 {
+            return Err(Fail(line!()));
+        }
+        // PDFium subtracts a base spacing it works out from Tc: not followed here.
+        if tc.abs() > 0.001 {
             return Err(Fail(line!()));
         }
         let mut first_in_object = true;
@@ -341,9 +376,9 @@ impl<'d, 'a> Interp<'d, 'a> {
                     self.tm = M([1.0, 0.0, 0.0, 1.0, tx, 0.0]).then(&self.tm);
                     if !first_in_object {
                         let m = self.text_matrix();
-                        // PDFium: -fontsize_h * kerning / 1000, fontsize_h from the matrix.
+                        // PDFium: -fontsize_h * kerning / 1000 (the last number counts).
                         let size_h = (m.0[0].hypot(m.0[2])) * tfs;
-                        kerning = Some(kerning.unwrap_or(0.0) - size_h * k / 1000.0);
+                        kerning = Some(-size_h * k / 1000.0);
                     }
                 }
                 Obj::Str(s) => {
@@ -355,7 +390,7 @@ impl<'d, 'a> Interp<'d, 'a> {
                         let code = chunk.iter().fold(0u32, |a, &b| a << 8 | u32::from(b));
                         let (text, w0) = font.code(code).ok_or(Fail(line!()))?;
                         let (text, w0) = (text.clone(), f64::from(w0));
-                        self.glyph(&font, &text, w0, first_in_object, kerning.take())?;
+                        self.glyph(&font, code, &text, w0, first_in_object, kerning.take())?;
                         first_in_object = false;
                         let mut adv = w0 / 1000.0 * tfs + tc;
                         if step == 1 && code == 32 {
@@ -368,6 +403,9 @@ impl<'d, 'a> Interp<'d, 'a> {
                 _ => return Err(Fail(line!())),
             }
         }
+        if let Some(o) = self.cur_obj.take() {
+            self.prev_obj = Some(o);
+        }
         Ok(())
     }
 
@@ -378,9 +416,11 @@ impl<'d, 'a> Interp<'d, 'a> {
         M([t[0] * th, t[1] * th, t[2], t[3], t[4], t[5]]).then(&self.gs.ctm)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn glyph(
         &mut self,
         font: &Rc<Font>,
+        code: u32,
         text: &str,
         w0: f64,
         first_in_object: bool,
@@ -389,7 +429,13 @@ impl<'d, 'a> Interp<'d, 'a> {
         let m = self.text_matrix();
         let [a, b, c, d, _, _] = m.0;
         // Upright text only: rotated, skewed or mirrored text goes through PDFium.
-        if b.abs() > 1e-6 * a.abs() || c.abs() > 1e-6 * d.abs() || !(a > 0.0) || !(d > 0.0) {
+        if b.abs() > 1e-6 * a.abs()
+            || c.abs() > 1e-6 * d.abs()
+            || a.is_nan()
+            || d.is_nan()
+            || a <= 0.0
+            || d <= 0.0
+        {
             return Err(Fail(line!()));
         }
         let tfs = self.gs.tfs;
@@ -398,61 +444,62 @@ impl<'d, 'a> Interp<'d, 'a> {
         let scale = a * tfs / 1000.0;
         let bottom = oy + f64::from(font.descent) * scale;
         let top = oy + f64::from(font.ascent) * scale;
-        // PDFium's generated spaces and line breaks.
+        // PDFium's generated spaces and line breaks (`CPDF_TextPage`).
         let size_h = a.hypot(c) * tfs;
-        if let Some(last) = &self.last {
-            if first_in_object {
-                let line_change = (oy - last.y).abs() > 0.5 * last.size.min(d * tfs).max(0.1);
-                if line_change {
-                    // A hyphen ending a line between letters is PDFium's soft hyphen (U+0002),
-                    // with no break after it.
-                    let n = self.out.glyphs.len();
-                    let letter =
-                        |t: &GlyphText| matches!(t, GlyphText::Char(c) if c.is_alphabetic());
-                    let hyphen = !self.pending_space
-                        && n >= 2
-                        && self.out.glyphs[n - 1].text == GlyphText::Char('-')
-                        && letter(&self.out.glyphs[n - 2].text)
-                        && text.chars().next().is_some_and(char::is_alphabetic);
-                    if hyphen {
-                        self.out.glyphs[n - 1].text = GlyphText::Char('\u{ad}');
-                    } else {
-                        self.pending_space = true;
-                    }
-                } else if !last.space {
-                    let threshold = last.width.max(width_user) / 4.0;
-                    let gap = ox - last.end;
-                    let back = last.x - ox - (last.end - last.x);
-                    if gap > threshold || back > threshold {
-                        self.pending_space = true;
-                    }
-                }
-            } else if let Some(k) = kerning {
-                let mut spacing = k;
-                let tc = self.gs.tc * a;
-                spacing += tc;
-                if !last.space && spacing != 0.0 {
-                    let threshold = match font.space_width() {
-                        Some(sw) if size_h * sw / 1000.0 <= size_h / 3.0 => size_h * sw / 2000.0,
-                        _ => {
-                            let wmax = (w0.max(last.width / (a * tfs / 1000.0))).abs();
-                            size_h * normalize(wmax) / 1000.0
-                        }
-                    };
-                    if threshold > 0.0 && spacing >= threshold {
-                        self.pending_space = true;
-                    }
+        let first_char = text.chars().next().unwrap_or(' ');
+        let is_space = text == " " || text == "\u{a0}";
+        if first_in_object {
+            if let Some(prev) = self.prev_obj {
+                self.between_objects(&prev, ox, oy, a, w0, bottom, top, first_char)?;
+            }
+            self.cur_obj = Some(ObjInfo {
+                x: ox,
+                y: oy,
+                a,
+                d,
+                tfs,
+                items: 0,
+                first_w: w0,
+                last_w: w0,
+                last_x: 0.0,
+                last_space: is_space,
+                bottom,
+                top,
+            });
+        } else if let (Some(k), Some(last)) = (kerning, &self.last) {
+            if !last.space && k != 0.0 {
+                let threshold = match font.space_width() {
+                    Some(sw) if size_h * sw / 1000.0 <= size_h / 3.0 => size_h * sw / 2000.0,
+                    _ => size_h * normalize(w0.abs(), 300.0, 500.0, 700.0) / 1000.0,
+                };
+                if threshold > 0.0 && k >= threshold {
+                    self.pending_space = true;
                 }
             }
         }
-        let is_space = text == " " || text == "\u{a0}";
-        self.last = Some(Last {
+        if let Some(o) = self.cur_obj.as_mut() {
+            o.items += 1;
+            o.last_w = w0;
+            o.last_x = (ox - o.x) / o.a;
+            o.last_space = is_space;
+        }
+        self.last = Some(Last { space: is_space });
+        // A character drawn again at (about) its own place in the same line: PDFium keeps one.
+        let near = 0.07 * tfs * a;
+        let font_ptr = Rc::as_ptr(font);
+        if self.recent.iter().rev().take(7).any(|r| {
+            r.code == code
+                && r.font == font_ptr
+                && (r.x - ox).abs() < near
+                && (r.y - oy).abs() < near
+        }) {
+            return Ok(());
+        }
+        self.recent.push(Recent {
+            code,
+            font: font_ptr,
             x: ox,
-            end: ox + width_user,
             y: oy,
-            width: width_user,
-            size: d * tfs,
-            space: is_space,
         });
         let rect = self.transform.rect(
             ox as f32,
@@ -514,6 +561,109 @@ impl<'d, 'a> Interp<'d, 'a> {
                     origin_x,
                 });
             }
+        }
+        Ok(())
+    }
+
+    /// What PDFium's text page puts between the previous text object and this one: a line
+    /// break, a space, nothing, or a soft hyphen in place of a hyphen ending the line. A text
+    /// object that PDFium would move before the previous one on their line (it orders a
+    /// line's objects by position) makes the page go to PDFium.
+    #[allow(clippy::too_many_arguments)]
+    fn between_objects(
+        &mut self,
+        prev: &ObjInfo,
+        ox: f64,
+        oy: f64,
+        a: f64,
+        w0: f64,
+        bottom: f64,
+        top: f64,
+        first_char: char,
+    ) -> R<()> {
+        if prev.last_w <= 0.0 || w0 <= 0.0 || prev.first_w <= 0.0 {
+            return Err(Fail(line!()));
+        }
+        let this_w = w0 * self.gs.tfs / 1000.0;
+        let last_width = prev.last_w * prev.tfs / 1000.0;
+        // Same line in display space, and order.
+        let t_user = (last_width * prev.a).max(this_w * a) / 4.0;
+        let (px, py) = self.display(prev.x, prev.y);
+        let (tx, ty) = self.display(ox, oy);
+        if (ty - py).abs() as f64 <= 2.0 * t_user && tx < px {
+            return Err(Fail(line!()));
+        }
+        let pos = ((ox - prev.x) / prev.a, (oy - prev.y) / prev.d);
+        let mut threshold = last_width.max(this_w) / 4.0;
+        if last_width < this_w {
+            threshold *= (1.0 / prev.a).hypot(1.0 / prev.d) / std::f64::consts::SQRT_2;
+        }
+        let end_line = (top - bottom) > 4.5
+            && (prev.top - prev.bottom) > 4.5
+            && top.min(prev.top) <= bottom.max(prev.bottom);
+        let mut newline = end_line
+            || ((pos.1 > threshold * 2.0 || pos.1 < threshold * -3.0)
+                && (pos.1.abs() >= 1.0 || pos.1.abs() > pos.0.abs()));
+        if newline
+            && !end_line
+            && prev.items > 1
+            && prev.last_x > 0.0
+            && self.transform.quarter_turns == 0
+        {
+            let inside = |x: f64, y: f64, lo: f64, hi: f64| {
+                (0.0..=1000.0).contains(&x) && y >= lo && y <= hi
+            };
+            if inside(ox, oy, prev.bottom, prev.top) || inside(prev.x, prev.y, bottom, top) {
+                newline = false;
+            }
+        }
+        if newline {
+            // A hyphen ending a line between letters is PDFium's soft hyphen (U+0002), with
+            // no break after it; spaces after the hyphen do not count.
+            let n = self.out.glyphs.len();
+            let letter = |t: &GlyphText| matches!(t, GlyphText::Char(c) if c.is_alphabetic());
+            let hyphen = n >= 2
+                && self.out.glyphs[n - 1].text == GlyphText::Char('-')
+                && !self.out.glyphs[n - 1].space_before
+                && letter(&self.out.glyphs[n - 2].text)
+                && first_char.is_alphanumeric();
+            if hyphen {
+                self.out.glyphs[n - 1].text = GlyphText::Char('\u{ad}');
+                self.pending_space = false;
+            } else {
+                self.pending_space = true;
+            }
+            self.recent.clear();
+            return Ok(());
+        }
+        if first_char == ' ' || prev.last_space {
+            return Ok(());
+        }
+        let wider = prev.last_w.max(w0);
+        let mut threshold2 = normalize(wider, 400.0, 700.0, 800.0);
+        threshold2 *= if prev.last_w >= w0 {
+            prev.tfs
+        } else {
+            self.gs.tfs
+        };
+        threshold2 /= 1000.0;
+        if (threshold2 < 1.4881 && threshold2 > 1.4879)
+            || (threshold2 < 1.39001 && threshold2 > 1.38999)
+        {
+            threshold2 *= 1.5;
+        }
+        let last_pos = prev.last_x;
+        let space = if (last_pos + last_width - pos.0).abs() <= threshold2 {
+            false
+        } else {
+            let threshold_pos = threshold2 + last_width;
+            let diff = pos.0 - last_pos;
+            diff.abs() > threshold_pos
+                || (pos.0 < 0.0 && -threshold_pos > diff)
+                || diff > this_w + last_width
+        };
+        if space {
+            self.pending_space = true;
         }
         Ok(())
     }
@@ -698,13 +848,13 @@ impl<'d, 'a> Interp<'d, 'a> {
     }
 }
 
-/// PDFium's threshold from a character width when the font has no usable space.
-fn normalize(t: f64) -> f64 {
-    if t < 300.0 {
+/// PDFium's `NormalizeThreshold`: a share of a character width that shrinks as it grows.
+fn normalize(t: f64, t1: f64, t2: f64, t3: f64) -> f64 {
+    if t < t1 {
         t / 2.0
-    } else if t < 500.0 {
+    } else if t < t2 {
         t / 4.0
-    } else if t < 700.0 {
+    } else if t < t3 {
         t / 5.0
     } else {
         t / 6.0

@@ -337,7 +337,7 @@ fn name_bytes(raw: &[u8]) -> Rc<[u8]> {
     let mut out = Vec::with_capacity(raw.len());
     let mut i = 0;
     while i < raw.len() {
-        if raw[i] == b'#' && i + 2 < raw.len() + 0 && i + 2 <= raw.len() - 1 {
+        if raw[i] == b'#' && i + 2 < raw.len() {
             let h = std::str::from_utf8(&raw[i + 1..i + 3])
                 .ok()
                 .and_then(|s| u8::from_str_radix(s, 16).ok());
@@ -424,6 +424,9 @@ enum Loc {
     InStream(u32, u32),
 }
 
+/// A decoded object stream: its data and the offsets of its objects.
+type ObjStm = (Vec<u8>, Vec<usize>);
+
 /// Objects resolved at most this many references deep in one lookup chain.
 const MAX_CHAIN: u32 = 16;
 /// Bytes of decoded stream data one document may hold at once in caches.
@@ -436,7 +439,7 @@ pub struct Doc<'a> {
     pub trailer: Dict,
     cache: RefCell<HashMap<u32, Obj>>,
     /// Decoded object streams: (first offset, data, offsets of the objects).
-    objstms: RefCell<HashMap<u32, Rc<(Vec<u8>, Vec<usize>)>>>,
+    objstms: RefCell<HashMap<u32, Rc<ObjStm>>>,
     /// Decoded-bytes budget (the document's inflate limit).
     pub max_inflated: u64,
     /// A reference could not be followed: what was read may be incomplete, so nothing more

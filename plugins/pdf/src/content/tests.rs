@@ -262,7 +262,7 @@ fn damaged_or_unknown_content_falls_back() {
 
 #[test]
 fn a_hyphen_at_a_line_end_is_pdfiums_soft_hyphen() {
-    let content = b"BT /F1 10 Tf 50 700 Td (co-) Tj 0 -12 Td (operate) Tj 0 -12 Td (a - b) Tj ET";
+    let content = b"BT /F1 10 Tf 50 700 Td (co-) Tj 0 -12 Td (operate) Tj 0 -12 Td (a -) Tj 0 -12 Td (b ex- ) Tj 0 -12 Td (tra) Tj ET";
     let bytes = pdf(
         &[3],
         &[
@@ -271,5 +271,5 @@ fn a_hyphen_at_a_line_end_is_pdfiums_soft_hyphen() {
             (HELVETICA, None),
         ],
     );
-    assert_eq!(text(&bytes).unwrap(), "co\u{ad}operate a - b");
+    assert_eq!(text(&bytes).unwrap(), "co\u{ad}operate a - b ex\u{ad}tra");
 }
