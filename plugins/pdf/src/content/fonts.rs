@@ -350,8 +350,14 @@ fn simple(
 fn usable(t: &str) -> bool {
     !t.is_empty()
         && t.chars().all(|c| {
+            let v = c as u32;
+            // Noncharacters and private-use codes: PDFium may read such a font otherwise.
             !c.is_control()
-                && !matches!(c, '\u{fffe}' | '\u{feff}' | '\u{fffd}')
+                && !matches!(c, '\u{feff}' | '\u{fffd}')
+                && v & 0xFFFE != 0xFFFE
+                && !(0xFDD0..=0xFDEF).contains(&v)
+                && !(0xE000..=0xF8FF).contains(&v)
+                && v < 0xF0000
                 && !crate::glyphs::is_rtl(c)
         })
 }

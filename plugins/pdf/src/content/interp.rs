@@ -312,6 +312,28 @@ impl<'d, 'a> Interp<'d, 'a> {
             b"n" => self.path.clear(),
             b"W" | b"W*" => {}
             b"sh" => self.out.has_graphics = true,
+            b"gs" => {
+                // A graphics state that sets the font changes the text: PDFium reads it.
+                let name = a.first().and_then(Obj::as_name).ok_or(Fail(line!()))?;
+                let states = res.and_then(|r| self.doc.get_in(r, b"ExtGState"));
+                let state = states
+                    .as_ref()
+                    .and_then(Obj::as_dict)
+                    .and_then(|d| d.get(name))
+                    .and_then(|o| self.doc.resolve(o));
+                if let Some(d) = state.as_ref().and_then(Obj::as_dict) {
+                    if d.get(b"Font").is_some() {
+                        return Err(Fail(line!()));
+                    }
+                    if let Some(lw) = d
+                        .get(b"LW")
+                        .and_then(|o| self.doc.resolve(o))
+                        .and_then(|o| o.as_f64())
+                    {
+                        self.gs.lw = lw;
+                    }
+                }
+            }
             b"Do" => {
                 let name = a.first().and_then(Obj::as_name).ok_or(Fail(line!()))?;
                 self.xobject(name, res, depth)?;
@@ -333,9 +355,9 @@ impl<'d, 'a> Interp<'d, 'a> {
                     }
                 }
             }
-            b"BMC" | b"EMC" | b"MP" | b"BX" | b"EX" | b"gs" | b"J" | b"j" | b"M" | b"d" | b"ri"
-            | b"i" | b"CS" | b"cs" | b"SC" | b"SCN" | b"sc" | b"scn" | b"G" | b"g" | b"RG"
-            | b"rg" | b"K" | b"k" | b"d0" | b"d1" => {}
+            b"BMC" | b"EMC" | b"MP" | b"BX" | b"EX" | b"J" | b"j" | b"M" | b"d" | b"ri" | b"i"
+            | b"CS" | b"cs" | b"SC" | b"SCN" | b"sc" | b"scn" | b"G" | b"g" | b"RG" | b"rg"
+            | b"K" | b"k" | b"d0" | b"d1" => {}
             _ => return Err(Fail(line!())),
         }
         Ok(())
@@ -536,9 +558,16 @@ impl<'d, 'a> Interp<'d, 'a> {
                 self.pending_space = !self.out.glyphs.is_empty();
                 continue;
             }
-            let pieces: &[char] = &match crate::glyphs::ligature(ch) {
-                Some(s) => s.chars().collect::<Vec<_>>(),
-                None => vec![ch],
+            // PDFium's text page splits the Latin ligatures into their letters.
+            let pieces: &[char] = match ch {
+                '\u{fb00}' => &['f', 'f'],
+                '\u{fb01}' => &['f', 'i'],
+                '\u{fb02}' => &['f', 'l'],
+                '\u{fb03}' => &['f', 'f', 'i'],
+                '\u{fb04}' => &['f', 'f', 'l'],
+                '\u{fb05}' => &['\u{17f}', 't'],
+                '\u{fb06}' => &['s', 't'],
+                _ => &[ch],
             };
             for &p in pieces {
                 let t = if p == '\u{2}' || p == '\u{ad}' {
