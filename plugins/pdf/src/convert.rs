@@ -58,6 +58,13 @@ pub fn convert(library: &Path, input: &Input<'_>, ctx: &mut Context<'_>) -> Resu
     if selected == 0 && count > 0 {
         return Err(ctx.options().no_selected_page(count, "page"));
     }
+    // The fast text path reads what it can without PDFium building pages (content/).
+    let mut fast = if crate::content::enabled() {
+        crate::content::FastDoc::open(input.bytes, ctx.limits.max_inflated_bytes, count as usize)
+    } else {
+        None
+    };
+    let mut fast_pages = 0u32;
     let mut numbers: Vec<u32> = Vec::with_capacity(selected as usize);
     let mut data: Vec<PageData> = Vec::with_capacity(selected as usize);
     for index in 0..count {
@@ -66,6 +73,17 @@ pub fn convert(library: &Path, input: &Input<'_>, ctx: &mut Context<'_>) -> Resu
             continue;
         }
         ctx.check()?;
+        if let Some(f) = fast.as_mut() {
+            if let Some(page) =
+                read_fast_page(f, index as usize, number, &mut sizes, &mut budget, ctx)?
+            {
+                fast_pages += 1;
+                data.push(page);
+                numbers.push(number);
+                ctx.progress(numbers.len() as u64, u64::from(selected));
+                continue;
+            }
+        }
         let page = match pages.get(index as i32) {
             Ok(mut page) => read_page(
                 &mut page,
@@ -96,6 +114,13 @@ pub fn convert(library: &Path, input: &Input<'_>, ctx: &mut Context<'_>) -> Resu
     }
     drop(doc);
     drop(pdfium);
+    if crate::content::counting() {
+        // Development only (`QUIRE_PDF_FASTPATH=count`): the share the fast path read.
+        eprintln!(
+            "quire-pdf-fastpath: {fast_pages} of {} pages",
+            numbers.len()
+        );
+    }
     unmapped.warn(ctx);
 
     let style = DocStyle::from_histogram(&sizes);
@@ -231,9 +256,9 @@ fn read_page(
     ctx: &mut Context<'_>,
 ) -> Result<PageData> {
     let transform = page_transform(page);
-    let (_, mut height) = transform.display_size();
+    let (_, height) = transform.display_size();
     // Links first: flattening below takes the page's annotations away.
-    let mut links = links(page, &transform);
+    let links = links(page, &transform);
     // PDFium rewrites a flattened page's content but its loaded objects still point at the
     // old one (iterating them crashed PDFium on IRS forms from pdf.js's and pdfminer's test
     // files): the page is loaded again and read from the new load.
@@ -273,9 +298,132 @@ fn read_page(
     }
     let (width, _) = transform.display_size();
     let oriented = glyphs::orient(glyphs, width, height);
+    let objects = images::collect(page, document, &transform, budget, ctx);
+    finish_page(
+        oriented,
+        objects,
+        &transform,
+        links,
+        ocr,
+        Some(page),
+        number,
+        sizes,
+        ctx,
+    )
+}
+
+/// The first pass over one page through the fast path (`content`), or `None` when that
+/// path cannot read it: nothing has been changed then, and PDFium reads the page.
+fn read_fast_page(
+    fast: &mut crate::content::FastDoc<'_>,
+    index: usize,
+    number: u32,
+    sizes: &mut BTreeMap<u32, usize>,
+    budget: &mut images::Budget,
+    ctx: &mut Context<'_>,
+) -> Result<Option<PageData>> {
+    if ctx.force_ocr() {
+        return Ok(None);
+    }
+    let Some(page) = fast.page(index) else {
+        return Ok(None);
+    };
+    let transform = page.transform;
+    // A page whose text is codes rather than characters goes to PDFium (OCR, warnings).
+    if page.check.verdict().0 >= UNMAPPED_SHARE {
+        return Ok(None);
+    }
+    let mut glyphs = page.glyphs;
+    glyphs::drop_overprints(&mut glyphs);
+    let (width, height) = transform.display_size();
+    let oriented = glyphs::orient(glyphs, width, height);
+    let page_area = (width * height).max(1.0);
+    if scan::is_scanned(
+        oriented.body.len(),
+        (page.covered / page_area).min(1.0),
+        page.has_graphics,
+    ) {
+        return Ok(None);
+    }
+    // Images: those the budget will embed must be JPEGs passed through as stored (PDFium
+    // decodes every other kind).
+    let room = ctx.limits.max_images.saturating_sub(budget.kept) as usize;
+    let mut bytes: Vec<Option<Vec<u8>>> = Vec::with_capacity(page.images.len());
+    let max_pixels = ctx.limits.max_image_pixels;
+    for (i, img) in page.images.iter().enumerate() {
+        let pixels = img.width.max(0) as u64 * img.height.max(0) as u64;
+        if i >= room || pixels > max_pixels {
+            bytes.push(None);
+            continue;
+        }
+        match fast.jpeg(img) {
+            Some(b) => bytes.push(Some(b)),
+            None => return Ok(None),
+        }
+    }
+    let mut placed = Vec::with_capacity(page.images.len());
+    for (img, data) in page.images.iter().zip(bytes) {
+        budget.seen += 1;
+        let name_base = format!("image{}", budget.seen);
+        if budget.kept >= ctx.limits.max_images {
+            placed.push(images::Placed {
+                rect: img.rect,
+                image: images::over_budget(budget, &name_base, ctx),
+            });
+            continue;
+        }
+        let (w, h) = (img.width.max(0) as u32, img.height.max(0) as u32);
+        let image = match data {
+            Some(data) => {
+                budget.kept += 1;
+                let mut image = Image::new(format!("{name_base}.jpg"), "image/jpeg", data);
+                image.width = Some(w);
+                image.height = Some(h);
+                image
+            }
+            None => {
+                let reason = format!("{w}x{h} pixels is over the limit of {max_pixels} pixels");
+                ctx.warn(format!("An image on a page was not extracted: {reason}"));
+                let mut image = Image::new(format!("{name_base}.png"), "image/png", Vec::new());
+                image.skipped = Some(reason);
+                image
+            }
+        };
+        placed.push(images::Placed {
+            rect: img.rect,
+            image,
+        });
+    }
+    let objects = images::Objects {
+        images: placed,
+        image_coverage: (page.covered / page_area).min(1.0),
+        has_graphics: page.has_graphics,
+        rules: page.rules,
+        marks: page.marks,
+    };
+    finish_page(
+        oriented, objects, &transform, page.links, None, None, number, sizes, ctx,
+    )
+    .map(Some)
+}
+
+/// The rest of the first pass, wherever glyphs and objects came from: the page turned to
+/// its body's direction, OCR of a scanned page, runs, tables, images.
+#[allow(clippy::too_many_arguments)]
+fn finish_page(
+    oriented: glyphs::Oriented,
+    mut objects: images::Objects,
+    transform: &PageTransform,
+    mut links: Vec<Link>,
+    mut ocr: Option<Vec<Block>>,
+    page: Option<&PdfPage<'_>>,
+    number: u32,
+    sizes: &mut BTreeMap<u32, usize>,
+    ctx: &mut Context<'_>,
+) -> Result<PageData> {
+    let (width, mut height) = transform.display_size();
     let turns = oriented.turns;
     let glyphs = oriented.body;
-    let mut objects = images::collect(page, document, &transform, budget, ctx);
     if turns != 0 {
         // A page printed sideways: everything is read in the turned frame.
         for p in &mut objects.images {
@@ -305,7 +453,11 @@ fn read_page(
     if ocr.is_some() {
         // Read by OCR above.
     } else if scan::is_scanned(glyphs.len(), objects.image_coverage, objects.has_graphics) {
-        match scan::ocr_page(page, &transform, ctx)? {
+        let read = match page {
+            Some(page) => scan::ocr_page(page, transform, ctx)?,
+            None => None,
+        };
+        match read {
             Some(blocks) => ocr = Some(blocks),
             None => ctx.warn(format!(
                 "Page {number} has no text layer; enable use_ocr to read it"
@@ -599,6 +751,171 @@ pub fn debug_runs(library: &Path, bytes: &[u8]) -> Result<Vec<String>> {
                 run.size,
                 run.text()
             ));
+        }
+    }
+    Ok(out)
+}
+
+/// Fast path against PDFium, page by page: which pages the fast path reads and where its
+/// glyphs and marks differ from PDFium's (development and tests).
+#[doc(hidden)]
+pub fn debug_fastpath(library: &Path, bytes: &[u8]) -> Result<Vec<String>> {
+    let pdfium = engine::lock(library)?;
+    let doc = engine::open(&pdfium, bytes)?;
+    let count = doc.pages().len() as usize;
+    let mut out = Vec::new();
+    let Some(mut fast) = crate::content::FastDoc::open(bytes, u64::MAX, count) else {
+        out.push(format!(
+            "document: not read by the fast path ({count} pages)"
+        ));
+        return Ok(out);
+    };
+    for (i, page) in doc.pages().iter().enumerate() {
+        let fp = match fast.page_or_why(i) {
+            Ok(fp) => fp,
+            Err(why) => {
+                out.push(format!("page {}: fallback {why}", i + 1));
+                continue;
+            }
+        };
+        let transform = page_transform(&page);
+        let mut ours = fp.glyphs;
+        glyphs::drop_overprints(&mut ours);
+        let mut theirs = match page.text() {
+            Ok(text) => glyphs::page_glyphs(&text, &page, &transform, &mut MapCheck::default()),
+            Err(_) => Vec::new(),
+        };
+        glyphs::drop_overprints(&mut theirs);
+        let text = |g: &[glyphs::Glyph]| {
+            let mut s = String::new();
+            for x in g {
+                if x.space_before {
+                    s.push(' ');
+                }
+                x.text.push_to(&mut s);
+            }
+            s
+        };
+        let (a, b) = (text(&ours), text(&theirs));
+        let mut notes = Vec::new();
+        if format!("{transform:?}") != format!("{:?}", fp.transform) {
+            notes.push(format!("transform {:?} vs {:?}", fp.transform, transform));
+        }
+        if a != b {
+            let diff = a
+                .chars()
+                .zip(b.chars())
+                .position(|(x, y)| x != y)
+                .unwrap_or(a.len().min(b.len()));
+            let ctx_a: String = a.chars().skip(diff.saturating_sub(30)).take(70).collect();
+            let ctx_b: String = b.chars().skip(diff.saturating_sub(30)).take(70).collect();
+            notes.push(format!(
+                "text differs at {diff} ({} vs {} glyphs):\n   fast  {ctx_a:?}\n   pdfium {ctx_b:?}",
+                ours.len(),
+                theirs.len()
+            ));
+        } else {
+            let mut worst = (0.0f32, 0usize);
+            let mut style = 0;
+            let mut size = 0.0f32;
+            for (k, (x, y)) in ours.iter().zip(&theirs).enumerate() {
+                let d = (x.rect.x0 - y.rect.x0)
+                    .abs()
+                    .max((x.rect.x1 - y.rect.x1).abs())
+                    .max((x.rect.y0 - y.rect.y0).abs())
+                    .max((x.rect.y1 - y.rect.y1).abs())
+                    .max((x.baseline - y.baseline).abs())
+                    .max((x.origin_x - y.origin_x).abs());
+                if d > worst.0 {
+                    worst = (d, k);
+                }
+                size = size.max((x.size - y.size).abs());
+                if (x.bold, x.italic, x.dir) != (y.bold, y.italic, y.dir) {
+                    style += 1;
+                }
+            }
+            if worst.0 > 0.05 || style > 0 || size > 0.05 {
+                let k = worst.1;
+                notes.push(format!(
+                    "geometry: worst {:.2} at {k} {:?} fast {:?} base {:.2} pdfium {:?} base {:.2}; size {size:.2}; style diffs {style}",
+                    worst.0, ours[k].text, ours[k].rect, ours[k].baseline, theirs[k].rect, theirs[k].baseline
+                ));
+                if style > 0 {
+                    if let Some((x, y)) = ours
+                        .iter()
+                        .zip(&theirs)
+                        .find(|(x, y)| (x.bold, x.italic, x.dir) != (y.bold, y.italic, y.dir))
+                    {
+                        notes.push(format!(
+                            "   style fast {:?} pdfium {:?} at {:?}",
+                            (x.bold, x.italic, x.dir),
+                            (y.bold, y.italic, y.dir),
+                            x.text
+                        ));
+                    }
+                }
+            }
+        }
+        let mut budget = images::Budget::default();
+        let mut ctx = Context::new();
+        let objects = images::collect(&page, &doc, &transform, &mut budget, &mut ctx);
+        let rs = |v: &[crate::geom::Rect]| {
+            v.iter()
+                .map(|r| format!("[{:.1} {:.1} {:.1} {:.1}]", r.x0, r.y0, r.x1, r.y1))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        if rs(&objects.rules) != rs(&fp.rules) {
+            notes.push(format!(
+                "rules {} vs {}:\n   fast  {}\n   pdfium {}",
+                fp.rules.len(),
+                objects.rules.len(),
+                rs(&fp.rules).chars().take(300).collect::<String>(),
+                rs(&objects.rules).chars().take(300).collect::<String>()
+            ));
+        }
+        if rs(&objects.marks) != rs(&fp.marks) {
+            notes.push(format!(
+                "marks: fast {} pdfium {}",
+                rs(&fp.marks),
+                rs(&objects.marks)
+            ));
+        }
+        let page_area = {
+            let (w, h) = transform.display_size();
+            (w * h).max(1.0)
+        };
+        if objects.has_graphics != fp.has_graphics
+            || objects.images.len() != fp.images.len()
+            || ((fp.covered / page_area).min(1.0) - objects.image_coverage).abs() > 0.001
+        {
+            notes.push(format!(
+                "graphics {} vs {}, images {} vs {}, coverage {:.3} vs {:.3}",
+                fp.has_graphics,
+                objects.has_graphics,
+                fp.images.len(),
+                objects.images.len(),
+                (fp.covered / page_area).min(1.0),
+                objects.image_coverage
+            ));
+        }
+        let pl = links(&page, &transform);
+        let fl: Vec<String> = fp
+            .links
+            .iter()
+            .map(|l| format!("{} {:?}", l.href, l.rect))
+            .collect();
+        let ql: Vec<String> = pl
+            .iter()
+            .map(|l| format!("{} {:?}", l.href, l.rect))
+            .collect();
+        if fl != ql {
+            notes.push(format!("links fast {fl:?} pdfium {ql:?}"));
+        }
+        if notes.is_empty() {
+            out.push(format!("page {}: same", i + 1));
+        } else {
+            out.push(format!("page {}: DIFF {}", i + 1, notes.join("\n  ")));
         }
     }
     Ok(out)

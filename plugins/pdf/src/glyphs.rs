@@ -326,17 +326,30 @@ pub fn drop_overprints(glyphs: &mut Vec<Glyph>) {
     };
     // Pairs of glyphs that are copies of each other (rare: most pages have none).
     let mut pairs: Vec<(usize, usize)> = Vec::new();
-    for &(k, row, col, i) in &grid {
+    // Each pair is found once: in the same row from the entry sorted first (the entries
+    // after it in the same row, a column or less apart, follow it directly), across rows
+    // from the one in the lower row.
+    for (p, &(k, row, col, i)) in grid.iter().enumerate() {
         let i = i as usize;
-        for r in row - 1..=row + 1 {
-            let lo = grid.partition_point(|e| (e.0, e.1, e.2) < (k, r, col - 1));
-            let hi = grid.partition_point(|e| (e.0, e.1, e.2) <= (k, r, col + 1));
-            for &(_, _, _, j) in &grid[lo..hi] {
-                let j = j as usize;
-                if j > i && copies(&glyphs[i], &glyphs[j]) {
-                    pairs.push((i, j));
-                }
+        let mut found = |e: &(u64, i32, i32, u32)| {
+            let j = e.3 as usize;
+            if copies(&glyphs[i], &glyphs[j]) {
+                pairs.push((i.min(j), i.max(j)));
             }
+        };
+        let rest = &grid[p + 1..];
+        for e in rest
+            .iter()
+            .take_while(|e| (e.0, e.1) == (k, row) && e.2 <= col + 1)
+        {
+            found(e);
+        }
+        let lo = rest.partition_point(|e| (e.0, e.1, e.2) < (k, row + 1, col - 1));
+        for e in rest[lo..]
+            .iter()
+            .take_while(|e| (e.0, e.1) == (k, row + 1) && e.2 <= col + 1)
+        {
+            found(e);
         }
     }
     if pairs.is_empty() {
@@ -522,7 +535,7 @@ fn turn_glyph(g: &mut Glyph, dir: u8, width: f32, height: f32) {
 }
 
 /// Bold and italic from the font's weight and name ("Arial-BoldItalicMT", "CMBX10").
-fn font_style(name: &str, weight: u32) -> (bool, bool) {
+pub(crate) fn font_style(name: &str, weight: u32) -> (bool, bool) {
     let lower = name.to_ascii_lowercase();
     // Subset fonts carry a "ABCDEF+" prefix.
     let base = lower.split_once('+').map_or(lower.as_str(), |(_, b)| b);

@@ -39,8 +39,25 @@ pub struct Objects {
     pub marks: Vec<Rect>,
 }
 
+/// The entry of an image over the document's image limit (warned about once).
+pub fn over_budget(budget: &mut Budget, name_base: &str, ctx: &mut Context<'_>) -> Image {
+    if !budget.warned_count {
+        budget.warned_count = true;
+        ctx.warn(format!(
+            "The PDF has more than {} images; the rest are listed but not embedded",
+            ctx.limits.max_images
+        ));
+    }
+    let mut image = Image::new(format!("{name_base}.png"), "image/png", Vec::new());
+    image.skipped = Some(format!(
+        "over the limit of {} images",
+        ctx.limits.max_images
+    ));
+    image
+}
+
 /// Images smaller than this (points, either side) are rules, bullets or spacers.
-const MIN_SIDE: f32 = 6.0;
+pub(crate) const MIN_SIDE: f32 = 6.0;
 
 pub fn collect(
     page: &PdfPage<'_>,
@@ -73,18 +90,7 @@ pub fn collect(
         budget.seen += 1;
         let name_base = format!("image{}", budget.seen);
         if budget.kept >= ctx.limits.max_images {
-            if !budget.warned_count {
-                budget.warned_count = true;
-                ctx.warn(format!(
-                    "The PDF has more than {} images; the rest are listed but not embedded",
-                    ctx.limits.max_images
-                ));
-            }
-            let mut image = Image::new(format!("{name_base}.png"), "image/png", Vec::new());
-            image.skipped = Some(format!(
-                "over the limit of {} images",
-                ctx.limits.max_images
-            ));
+            let image = over_budget(budget, &name_base, ctx);
             placed.push(Placed { rect, image });
             return;
         }
@@ -141,9 +147,9 @@ struct Walker<'w> {
 /// A stroke at most this thick (points) can be a table rule.
 const RULE_THICKNESS: f32 = 3.0;
 /// Rules shorter than this are ignored (underlines of single letters, tick marks).
-const RULE_MIN_LENGTH: f32 = 8.0;
+pub(crate) const RULE_MIN_LENGTH: f32 = 8.0;
 /// Drawn shapes at most this big (points, either side) may be list bullets.
-const MARK_MAX_SIDE: f32 = 9.0;
+pub(crate) const MARK_MAX_SIDE: f32 = 9.0;
 /// Paths with more segments than this are drawings, not table grids.
 const MAX_PATH_SEGMENTS: usize = 400;
 
@@ -263,7 +269,7 @@ impl Walker<'_> {
     }
 }
 
-fn is_rule(r: &Rect) -> bool {
+pub(crate) fn is_rule(r: &Rect) -> bool {
     (r.height() <= RULE_THICKNESS && r.width() >= RULE_MIN_LENGTH)
         || (r.width() <= RULE_THICKNESS && r.height() >= RULE_MIN_LENGTH)
 }

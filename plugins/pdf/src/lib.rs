@@ -13,6 +13,7 @@
 mod aligned;
 mod blocks;
 mod chars;
+mod content;
 mod convert;
 mod engine;
 pub mod flatten;
@@ -91,4 +92,10 @@ register_converter!(DESCRIPTOR);
 #[doc(hidden)]
 pub fn debug_runs(config: &PluginConfig, bytes: &[u8]) -> Result<Vec<String>> {
     convert::debug_runs(&engine::library_path(&config.runtime_dir), bytes)
+}
+
+/// Fast text path against PDFium, page by page (development).
+#[doc(hidden)]
+pub fn debug_fastpath(config: &PluginConfig, bytes: &[u8]) -> Result<Vec<String>> {
+    convert::debug_fastpath(&engine::library_path(&config.runtime_dir), bytes)
 }

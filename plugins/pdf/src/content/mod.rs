@@ -1,0 +1,390 @@
+//! The fast text path: a page's glyphs, rules, marks and image placements read straight
+//! from its content stream, without PDFium building a page and a text page (which cost as
+//! much as pdftotext's whole run).
+//!
+//! Per page and conservative: [`FastDoc::page`] answers `None` for anything it does not
+//! read with certainty (fonts, operators, filters, form widgets, damaged objects), and that
+//! page goes through PDFium as before. `QUIRE_PDF_FASTPATH=0` turns the path off (tests and
+//! benches compare both).
+
+mod data;
+mod fonts;
+mod interp;
+mod object;
+#[cfg(test)]
+mod tests;
+
+use crate::blocks::Link;
+use crate::geom::PageTransform;
+use crate::glyphs::Glyph;
+use crate::unicode_map::MapCheck;
+use object::{Dict, Doc, Obj};
+use std::rc::Rc;
+
+pub use interp::ImageUse;
+
+/// Whether the fast path is on (`QUIRE_PDF_FASTPATH=0` turns it off).
+pub fn enabled() -> bool {
+    std::env::var_os("QUIRE_PDF_FASTPATH").is_none_or(|v| v != "0")
+}
+
+/// Whether the share of pages read by the fast path is printed (`QUIRE_PDF_FASTPATH=count`,
+/// development only).
+pub fn counting() -> bool {
+    std::env::var_os("QUIRE_PDF_FASTPATH").is_some_and(|v| v == "count")
+}
+
+/// A document's pages as the fast path sees them.
+pub struct FastDoc<'a> {
+    doc: Doc<'a>,
+    pages: Vec<PageInfo>,
+    fonts: fonts::Fonts,
+}
+
+struct PageInfo {
+    dict: Rc<Dict>,
+    resources: Option<Obj>,
+    transform: PageTransform,
+}
+
+/// One page read by the fast path.
+pub struct FastPage {
+    pub transform: PageTransform,
+    pub glyphs: Vec<Glyph>,
+    pub check: MapCheck,
+    pub links: Vec<Link>,
+    pub rules: Vec<crate::geom::Rect>,
+    /// Image marks first, then drawn marks (as `images::collect` orders them).
+    pub marks: Vec<crate::geom::Rect>,
+    pub images: Vec<ImageUse>,
+    pub covered: f32,
+    pub has_graphics: bool,
+}
+
+/// Most pages read from a page tree, and its deepest nesting.
+const MAX_TREE_DEPTH: u32 = 64;
+
+impl<'a> FastDoc<'a> {
+    /// `None` when the file cannot be read here at all (damaged cross-reference, encryption,
+    /// a page tree that does not count `pages` pages).
+    pub fn open(bytes: &'a [u8], max_inflated: u64, pages: usize) -> Option<FastDoc<'a>> {
+        let doc = Doc::open(bytes, max_inflated)?;
+        let root = doc.get_in(&doc.trailer, b"Root")?;
+        let root = root.as_dict()?;
+        // A base URI changes what links say; PDFium resolves it.
+        if root.get(b"URI").is_some() {
+            return None;
+        }
+        let tree = doc.get_in(root, b"Pages")?;
+        let mut out = Vec::with_capacity(pages);
+        let mut seen = std::collections::HashSet::new();
+        let inherited = Inherited::default();
+        collect_pages(
+            &doc,
+            root.get(b"Pages")?,
+            &tree,
+            &inherited,
+            0,
+            &mut seen,
+            &mut out,
+        )?;
+        if out.len() != pages {
+            return None;
+        }
+        Some(FastDoc {
+            doc,
+            pages: out,
+            fonts: fonts::Fonts::default(),
+        })
+    }
+
+    /// Page `index` (from 0), or `None`: read it through PDFium.
+    pub fn page(&mut self, index: usize) -> Option<FastPage> {
+        self.page_or_why(index).ok()
+    }
+
+    /// [`FastDoc::page`], or why not (development).
+    pub fn page_or_why(&mut self, index: usize) -> Result<FastPage, String> {
+        self.read(index).map_err(|e| e.to_string())
+    }
+
+    fn read(&mut self, index: usize) -> Result<FastPage, String> {
+        if self.doc.broken.get() {
+            return Err("an object could not be read".into());
+        }
+        let page = self.read_page(index)?;
+        if self.doc.broken.get() {
+            return Err("an object could not be read".into());
+        }
+        Ok(page)
+    }
+
+    fn read_page(&mut self, index: usize) -> Result<FastPage, String> {
+        let info = self.pages.get(index).ok_or("no such page")?;
+        let dict = info.dict.clone();
+        let transform = info.transform;
+        let resources = info
+            .resources
+            .as_ref()
+            .and_then(|r| self.doc.resolve(r))
+            .filter(|r| matches!(r, Obj::Dict(_)));
+        let links = annotations(&self.doc, &dict, &transform).ok_or("annotations")?;
+        // Content: a stream or an array of streams, joined by white space.
+        let content = match dict.get(b"Contents") {
+            None => Vec::new(),
+            Some(c) => match self.doc.resolve(c).ok_or("contents")? {
+                Obj::Stream(s) => self.doc.decode(&s).ok_or("content filter")?,
+                Obj::Array(parts) => {
+                    let mut all = Vec::new();
+                    for p in parts.iter() {
+                        let Some(Obj::Stream(s)) = self.doc.resolve(p) else {
+                            return Err("contents".into());
+                        };
+                        all.extend_from_slice(&self.doc.decode(&s).ok_or("content filter")?);
+                        all.push(b'\n');
+                    }
+                    all
+                }
+                Obj::Null => Vec::new(),
+                _ => return Err("contents".into()),
+            },
+        };
+        let mut run = interp::Interp::new(&self.doc, &mut self.fonts, transform);
+        run.run(&content, resources.as_ref().and_then(Obj::as_dict), 0)
+            .map_err(|e| format!("interp.rs line {}", e.0))?;
+        let out = run.out;
+        let mut check = MapCheck::default();
+        for (font, c) in &out.checked {
+            check.add(&font.name, *c);
+        }
+        let mut marks = out.image_marks;
+        marks.extend(out.marks);
+        Ok(FastPage {
+            transform,
+            glyphs: out.glyphs,
+            check,
+            links,
+            rules: out.rules,
+            marks,
+            images: out.images,
+            covered: out.covered,
+            has_graphics: out.has_graphics,
+        })
+    }
+
+    /// A JPEG image's bytes as stored, when its stream is DCT alone (`None` otherwise).
+    pub fn jpeg(&self, image: &ImageUse) -> Option<Vec<u8>> {
+        let filter = image
+            .stream
+            .dict
+            .get(b"Filter")
+            .and_then(|f| self.doc.resolve(f))?;
+        let dct = match &filter {
+            Obj::Name(n) => &**n == b"DCTDecode",
+            Obj::Array(a) => a.len() == 1 && a[0].as_name() == Some(b"DCTDecode"),
+            _ => false,
+        };
+        if !dct || image.stream.dict.get(b"SMask").is_some() {
+            return None;
+        }
+        let raw = self.doc.bytes.get(image.stream.data.clone())?;
+        raw.starts_with(&[0xFF, 0xD8]).then(|| raw.to_vec())
+    }
+}
+
+#[derive(Default, Clone)]
+struct Inherited {
+    resources: Option<Obj>,
+    media: Option<Obj>,
+    crop: Option<Obj>,
+    rotate: Option<Obj>,
+}
+
+fn collect_pages(
+    doc: &Doc<'_>,
+    node_ref: &Obj,
+    node: &Obj,
+    inherited: &Inherited,
+    depth: u32,
+    seen: &mut std::collections::HashSet<u32>,
+    out: &mut Vec<PageInfo>,
+) -> Option<()> {
+    if depth > MAX_TREE_DEPTH {
+        return None;
+    }
+    if let Obj::Ref(n, _) = node_ref {
+        if !seen.insert(*n) {
+            return None;
+        }
+    }
+    let dict = node.as_dict()?;
+    let mut here = inherited.clone();
+    for (key, slot) in [
+        (&b"Resources"[..], &mut here.resources),
+        (b"MediaBox", &mut here.media),
+        (b"CropBox", &mut here.crop),
+        (b"Rotate", &mut here.rotate),
+    ] {
+        if let Some(v) = dict.get(key) {
+            *slot = Some(v.clone());
+        }
+    }
+    match dict.get(b"Type").and_then(Obj::as_name) {
+        Some(b"Pages") => {
+            let kids = doc.get_in(dict, b"Kids")?;
+            for kid in kids.as_array()? {
+                let k = doc.resolve(kid)?;
+                collect_pages(doc, kid, &k, &here, depth + 1, seen, out)?;
+            }
+            Some(())
+        }
+        Some(b"Page") => {
+            let transform = page_transform(doc, dict, &here)?;
+            let Obj::Dict(d) = node else { return None };
+            out.push(PageInfo {
+                dict: d.clone(),
+                resources: here.resources,
+                transform,
+            });
+            Some(())
+        }
+        _ => None,
+    }
+}
+
+fn rect_of(doc: &Doc<'_>, o: &Obj) -> Option<[f32; 4]> {
+    let a = doc.resolve(o)?;
+    let a = a.as_array()?;
+    if a.len() != 4 {
+        return None;
+    }
+    let mut r = [0f32; 4];
+    for (i, v) in a.iter().enumerate() {
+        r[i] = doc.resolve(v)?.as_f64()? as f32;
+    }
+    Some(r)
+}
+
+/// The page box as `convert::page_transform` reads it through PDFium: the page's own
+/// `/MediaBox`, or, when it only inherits one, PDFium's page size from the origin.
+fn page_transform(doc: &Doc<'_>, page: &Dict, inh: &Inherited) -> Option<PageTransform> {
+    let rotate = match &inh.rotate {
+        Some(r) => doc.resolve(r)?.as_i64()?,
+        None => 0,
+    };
+    let mut q = (rotate / 90) % 4;
+    if q < 0 {
+        q += 4;
+    }
+    let (left, bottom, right, top) = match page.get(b"MediaBox") {
+        Some(m) => {
+            let [a, b, c, d] = rect_of(doc, m)?;
+            (a, b, c, d)
+        }
+        None => {
+            let media = match &inh.media {
+                Some(m) => rect_of(doc, m)?,
+                None => [0.0, 0.0, 612.0, 792.0],
+            };
+            let norm = |r: [f32; 4]| {
+                [
+                    r[0].min(r[2]),
+                    r[1].min(r[3]),
+                    r[0].max(r[2]),
+                    r[1].max(r[3]),
+                ]
+            };
+            let media = norm(media);
+            let mut bbox = media;
+            if let Some(c) = &inh.crop {
+                let c = norm(rect_of(doc, c)?);
+                bbox = [
+                    c[0].max(media[0]),
+                    c[1].max(media[1]),
+                    c[2].min(media[2]),
+                    c[3].min(media[3]),
+                ];
+            }
+            let (mut w, mut h) = (bbox[2] - bbox[0], bbox[3] - bbox[1]);
+            if w <= 0.0 || h <= 0.0 {
+                return None;
+            }
+            if q % 2 == 1 {
+                std::mem::swap(&mut w, &mut h);
+            }
+            (0.0, 0.0, w, h)
+        }
+    };
+    if !(left.is_finite() && bottom.is_finite() && right.is_finite() && top.is_finite()) {
+        return None;
+    }
+    Some(PageTransform {
+        left: left.min(right),
+        bottom: bottom.min(top),
+        right: left.max(right),
+        top: bottom.max(top),
+        quarter_turns: q as u8,
+    })
+}
+
+/// The page's links with a URI action; `None` when the page has form widgets (PDFium
+/// flattens them into the page first) or annotations that cannot be read.
+fn annotations(doc: &Doc<'_>, page: &Dict, transform: &PageTransform) -> Option<Vec<Link>> {
+    let Some(annots) = page.get(b"Annots") else {
+        return Some(Vec::new());
+    };
+    let annots = match doc.resolve(annots)? {
+        Obj::Array(a) => a,
+        Obj::Null => return Some(Vec::new()),
+        _ => return None,
+    };
+    let mut links = Vec::new();
+    for a in annots.iter() {
+        let a = doc.resolve(a)?;
+        let Some(d) = a.as_dict() else { continue };
+        match d
+            .get(b"Subtype")
+            .and_then(|s| doc.resolve(s))
+            .as_ref()
+            .and_then(Obj::as_name)
+        {
+            Some(b"Widget") => return None,
+            Some(b"Link") => {
+                let Some(action) = doc.get_in(d, b"A") else {
+                    continue;
+                };
+                let Some(ad) = action.as_dict() else { continue };
+                if doc.get_in(ad, b"S").as_ref().and_then(Obj::as_name) != Some(b"URI") {
+                    continue;
+                }
+                let Some(Obj::Str(uri)) = doc.get_in(ad, b"URI") else {
+                    continue;
+                };
+                if !uri.is_ascii() {
+                    return None;
+                }
+                let uri = String::from_utf8_lossy(&uri)
+                    .trim()
+                    .trim_end_matches('\0')
+                    .to_string();
+                if uri.is_empty() {
+                    continue;
+                }
+                let Some(r) = d.get(b"Rect").and_then(|r| rect_of(doc, r)) else {
+                    continue;
+                };
+                links.push((r, uri));
+            }
+            _ => {}
+        }
+    }
+    Some(
+        links
+            .into_iter()
+            .map(|(r, href)| Link {
+                rect: transform.rect(r[0], r[1], r[2], r[3]),
+                href,
+            })
+            .collect(),
+    )
+}

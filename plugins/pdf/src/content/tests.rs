@@ -1,0 +1,275 @@
+//! The fast path on small hand-written PDFs (each test fails without the reader's part it
+//! names).
+
+use super::FastDoc;
+
+/// A PDF of numbered objects (1: catalog, 2: pages, then `objects` from 3 on); each page
+/// object must say `/Parent 2 0 R`. Streams are written with their right length.
+fn pdf(pages: &[u32], objects: &[(&str, Option<&[u8]>)]) -> Vec<u8> {
+    let mut out = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    let kids: Vec<String> = pages.iter().map(|p| format!("{p} 0 R")).collect();
+    let mut all: Vec<(String, Option<&[u8]>)> = vec![
+        ("<< /Type /Catalog /Pages 2 0 R >>".into(), None),
+        (
+            format!(
+                "<< /Type /Pages /Kids [{}] /Count {} >>",
+                kids.join(" "),
+                pages.len()
+            ),
+            None,
+        ),
+    ];
+    all.extend(objects.iter().map(|(d, s)| ((*d).to_string(), *s)));
+    for (i, (dict, stream)) in all.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
+        match stream {
+            Some(data) => {
+                let d = dict.replace("LEN", &data.len().to_string());
+                out.extend_from_slice(d.as_bytes());
+                out.extend_from_slice(b"\nstream\n");
+                out.extend_from_slice(data);
+                out.extend_from_slice(b"\nendstream");
+            }
+            None => out.extend_from_slice(dict.as_bytes()),
+        }
+        out.extend_from_slice(b"\nendobj\n");
+    }
+    let xref = out.len();
+    out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", all.len() + 1).as_bytes());
+    for o in offsets {
+        out.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
+    }
+    out.extend_from_slice(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            all.len() + 1
+        )
+        .as_bytes(),
+    );
+    out
+}
+
+const HELVETICA: &str =
+    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>";
+
+fn page(content_obj: u32, extra: &str) -> String {
+    format!(
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 600 800] /Contents {content_obj} 0 R \
+         /Resources << /Font << /F1 5 0 R >> {extra} >> >>"
+    )
+}
+
+/// The page's text with a space where a glyph has one before it.
+fn text(bytes: &[u8]) -> Option<String> {
+    let mut doc = FastDoc::open(bytes, u64::MAX, 1)?;
+    let p = doc.page(0)?;
+    let mut s = String::new();
+    for g in &p.glyphs {
+        if g.space_before {
+            s.push(' ');
+        }
+        g.text.push_to(&mut s);
+    }
+    Some(s)
+}
+
+#[test]
+fn tj_kerning_moves_glyphs_and_a_wide_gap_is_a_space() {
+    let content = b"BT /F1 10 Tf 100 700 Td [(A) -200 (B) 600 (C) -100 (D)] TJ ET";
+    let bytes = pdf(
+        &[3],
+        &[
+            (&page(4, ""), None),
+            ("<< /Length LEN >>", Some(content)),
+            (HELVETICA, None),
+        ],
+    );
+    let mut doc = FastDoc::open(&bytes, u64::MAX, 1).unwrap();
+    let p = doc.page(0).unwrap();
+    let x: Vec<f32> = p.glyphs.iter().map(|g| g.origin_x).collect();
+    // A is 6.67 wide at 10 pt; -200 moves B 2 right; 600 moves C 6 left of B's end.
+    assert!((x[0] - 100.0).abs() < 0.01);
+    assert!((x[1] - (100.0 + 6.67 + 2.0)).abs() < 0.01, "{x:?}");
+    assert!((x[2] - (x[1] + 6.67 - 6.0)).abs() < 0.01, "{x:?}");
+    // A gap of 0.2 em (over half of Helvetica's 0.278 em space) is a word break for
+    // PDFium, one of 0.1 em is not.
+    assert_eq!(text(&bytes).unwrap(), "A BCD");
+}
+
+#[test]
+fn a_tounicode_bfrange_gives_the_text() {
+    let cmap: &[u8] = b"begincmap 1 begincodespacerange <00> <FF> endcodespacerange \
+        1 beginbfrange <01> <03> <0048> endbfrange 1 beginbfchar <04> <0021> endbfchar endcmap";
+    let font = "<< /Type /Font /Subtype /Type1 /BaseFont /ABCDEF+Custom /FirstChar 1 /LastChar 4 \
+        /Widths [500 500 500 500] /ToUnicode 6 0 R /FontDescriptor 7 0 R >>";
+    let content = b"BT /F1 12 Tf 50 500 Td <01020304> Tj ET";
+    let bytes = pdf(
+        &[3],
+        &[
+            (&page(4, ""), None),
+            ("<< /Length LEN >>", Some(content)),
+            (font, None),
+            ("<< /Length LEN >>", Some(cmap)),
+            (
+                "<< /Type /FontDescriptor /FontName /ABCDEF+Custom /Flags 32 /FontBBox [0 -200 1000 900] \
+                 /Ascent 800 /Descent -200 /StemV 80 /FontFile3 8 0 R >>",
+                None,
+            ),
+            ("<< /Length LEN >>", Some(b"")),
+        ],
+    );
+    assert_eq!(text(&bytes).unwrap(), "HIJ!");
+}
+
+#[test]
+fn differences_name_glyphs_through_the_glyph_list() {
+    let font = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica \
+        /Encoding << /BaseEncoding /WinAnsiEncoding /Differences [65 /Eacute /germandbls] >> >>";
+    let content = b"BT /F1 10 Tf 50 500 Td (ABC) Tj ET";
+    let bytes = pdf(
+        &[3],
+        &[
+            (&page(4, ""), None),
+            ("<< /Length LEN >>", Some(content)),
+            (font, None),
+        ],
+    );
+    assert_eq!(text(&bytes).unwrap(), "\u{c9}\u{df}C");
+}
+
+#[test]
+fn form_xobjects_are_read_in_place_with_their_matrix() {
+    let form = b"BT /F1 10 Tf 0 0 Td (Inside) Tj ET 0 0 m 100 0 l S";
+    let content = b"BT /F1 10 Tf 50 700 Td (Before) Tj ET q 1 0 0 1 200 300 cm /X1 Do Q";
+    let bytes = pdf(
+        &[3],
+        &[
+            (&page(4, "/XObject << /X1 6 0 R >>"), None),
+            ("<< /Length LEN >>", Some(content)),
+            (HELVETICA, None),
+            (
+                "<< /Type /XObject /Subtype /Form /BBox [0 0 500 500] /Matrix [1 0 0 1 10 20] \
+                 /Length LEN >>",
+                Some(form),
+            ),
+        ],
+    );
+    let mut doc = FastDoc::open(&bytes, u64::MAX, 1).unwrap();
+    let p = doc.page(0).unwrap();
+    let inside = &p.glyphs[6];
+    assert_eq!(inside.text, crate::glyphs::GlyphText::Char('I'));
+    // Form matrix then the page's cm: (210, 320) in user space, 800 - 320 from the top.
+    assert!((inside.origin_x - 210.0).abs() < 0.01 && (inside.baseline - 480.0).abs() < 0.01);
+    assert_eq!(p.rules.len(), 1);
+    assert!((p.rules[0].x0 - 210.0).abs() < 0.6 && (p.rules[0].x1 - 310.0).abs() < 0.6);
+}
+
+#[test]
+fn a_rotated_page_is_read_in_display_space() {
+    let content = b"BT /F1 10 Tf 100 700 Td (Up) Tj ET";
+    let page90 = "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 600 800] /Rotate 90 /Contents 4 0 R \
+        /Resources << /Font << /F1 5 0 R >> >> >>";
+    let bytes = pdf(
+        &[3],
+        &[
+            (page90, None),
+            ("<< /Length LEN >>", Some(content)),
+            (HELVETICA, None),
+        ],
+    );
+    let mut doc = FastDoc::open(&bytes, u64::MAX, 1).unwrap();
+    let p = doc.page(0).unwrap();
+    assert_eq!(p.transform.quarter_turns, 1);
+    let g = &p.glyphs[0];
+    // Turned a quarter clockwise: user (100, 700) is display (700, 100), writing downwards.
+    assert!((g.origin_x - 700.0).abs() < 0.01 && (g.baseline - 100.0).abs() < 0.01);
+    assert_eq!(g.dir, 3);
+}
+
+#[test]
+fn damaged_or_unknown_content_falls_back() {
+    // Content that is not there, an unknown operator, a Type3 font: no fast page.
+    let good = page(4, "");
+    let missing = pdf(
+        &[3],
+        &[
+            (&page(9, ""), None),
+            ("<< /Length LEN >>", Some(b"BT ET")),
+            (HELVETICA, None),
+        ],
+    );
+    assert!(FastDoc::open(&missing, u64::MAX, 1).is_none_or(|mut d| d.page(0).is_none()));
+    // A stream without its length is read to its "endstream", as PDFium does.
+    let no_length = pdf(
+        &[3],
+        &[
+            (&good, None),
+            ("<< >>", Some(b"BT /F1 10 Tf (Hi) Tj ET")),
+            (HELVETICA, None),
+        ],
+    );
+    assert_eq!(text(&no_length).as_deref(), Some("Hi"));
+    let unknown_op = pdf(
+        &[3],
+        &[
+            (&good, None),
+            (
+                "<< /Length LEN >>",
+                Some(b"BT /F1 10 Tf (A) Tj ET 1 2 frobnicate"),
+            ),
+            (HELVETICA, None),
+        ],
+    );
+    assert!(FastDoc::open(&unknown_op, u64::MAX, 1)
+        .unwrap()
+        .page(0)
+        .is_none());
+    let type3 = pdf(
+        &[3],
+        &[
+            (&good, None),
+            ("<< /Length LEN >>", Some(b"BT /F1 10 Tf (A) Tj ET")),
+            (
+                "<< /Type /Font /Subtype /Type3 /FontBBox [0 0 1 1] /FontMatrix [1 0 0 1 0 0] \
+                 /CharProcs << >> /Encoding << /Differences [65 /a] >> /FirstChar 65 /LastChar 65 \
+                 /Widths [1] >>",
+                None,
+            ),
+        ],
+    );
+    assert!(FastDoc::open(&type3, u64::MAX, 1)
+        .unwrap()
+        .page(0)
+        .is_none());
+    // A truncated Flate stream.
+    let z = miniz_oxide::deflate::compress_to_vec_zlib(b"BT /F1 10 Tf (Hello) Tj ET", 6);
+    let cut = &z[..z.len() / 2];
+    let truncated = pdf(
+        &[3],
+        &[
+            (&good, None),
+            ("<< /Length LEN /Filter /FlateDecode >>", Some(cut)),
+            (HELVETICA, None),
+        ],
+    );
+    assert!(FastDoc::open(&truncated, u64::MAX, 1)
+        .unwrap()
+        .page(0)
+        .is_none());
+}
+
+#[test]
+fn a_hyphen_at_a_line_end_is_pdfiums_soft_hyphen() {
+    let content = b"BT /F1 10 Tf 50 700 Td (co-) Tj 0 -12 Td (operate) Tj 0 -12 Td (a -) Tj 0 -12 Td (b ex- ) Tj 0 -12 Td (tra) Tj ET";
+    let bytes = pdf(
+        &[3],
+        &[
+            (&page(4, ""), None),
+            ("<< /Length LEN >>", Some(content)),
+            (HELVETICA, None),
+        ],
+    );
+    assert_eq!(text(&bytes).unwrap(), "co\u{ad}operate a - b ex\u{ad}tra");
+}
