@@ -347,47 +347,35 @@ fn read_fast_page(
     }
     // Images: those the budget will embed must be JPEGs passed through as stored (PDFium
     // decodes every other kind).
-    let room = ctx.limits.max_images.saturating_sub(budget.kept) as usize;
-    let mut bytes: Vec<Option<Vec<u8>>> = Vec::with_capacity(page.images.len());
+    // Nothing is counted or warned about until every image to embed has its bytes; `None`
+    // is an image over the document's image limit, decided in order as `images::collect` does.
     let max_pixels = ctx.limits.max_image_pixels;
-    for (i, img) in page.images.iter().enumerate() {
-        let pixels = img.width.max(0) as u64 * img.height.max(0) as u64;
-        if i >= room || pixels > max_pixels {
-            bytes.push(None);
-            continue;
-        }
-        match fast.jpeg(img) {
-            Some(b) => bytes.push(Some(b)),
-            None => return Ok(None),
-        }
-    }
-    let mut placed = Vec::with_capacity(page.images.len());
-    for (img, data) in page.images.iter().zip(bytes) {
-        budget.seen += 1;
-        let name_base = format!("image{}", budget.seen);
-        if budget.kept >= ctx.limits.max_images {
-            placed.push(images::Placed {
-                rect: img.rect,
-                image: images::over_budget(budget, &name_base, ctx),
-            });
+    let mut kept = budget.kept;
+    let mut encoded: Vec<Option<images::Encoded>> = Vec::with_capacity(page.images.len());
+    for img in &page.images {
+        if kept >= ctx.limits.max_images {
+            encoded.push(None);
             continue;
         }
         let (w, h) = (img.width.max(0) as u32, img.height.max(0) as u32);
-        let image = match data {
-            Some(data) => {
-                budget.kept += 1;
-                let mut image = Image::new(format!("{name_base}.jpg"), "image/jpeg", data);
-                image.width = Some(w);
-                image.height = Some(h);
-                image
-            }
-            None => {
-                let reason = format!("{w}x{h} pixels is over the limit of {max_pixels} pixels");
-                ctx.warn(format!("An image on a page was not extracted: {reason}"));
-                let mut image = Image::new(format!("{name_base}.png"), "image/png", Vec::new());
-                image.skipped = Some(reason);
-                image
-            }
+        encoded.push(Some(match images::check_pixels(w, h, max_pixels) {
+            Err(reason) => Err(reason),
+            Ok(()) => match fast.jpeg(img) {
+                Some(data) => {
+                    kept += 1;
+                    Ok((data, "image/jpeg", "jpg", w, h))
+                }
+                None => return Ok(None),
+            },
+        }));
+    }
+    let mut placed = Vec::with_capacity(page.images.len());
+    for (img, encoded) in page.images.iter().zip(encoded) {
+        budget.seen += 1;
+        let name_base = format!("image{}", budget.seen);
+        let image = match encoded {
+            Some(encoded) => images::entry(budget, &name_base, encoded, ctx),
+            None => images::over_budget(budget, &name_base, ctx),
         };
         placed.push(images::Placed {
             rect: img.rect,

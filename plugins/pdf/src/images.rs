@@ -56,6 +56,44 @@ pub fn over_budget(budget: &mut Budget, name_base: &str, ctx: &mut Context<'_>) 
     image
 }
 
+/// What an encoder gives: `(data, mime, extension, width, height)`, or why it was skipped.
+pub type Encoded = std::result::Result<(Vec<u8>, &'static str, &'static str, u32, u32), String>;
+
+/// The entry of an image within the document's image limit: its bytes, counted against the
+/// budget, or an empty entry that says why it was skipped (warned about).
+pub fn entry(
+    budget: &mut Budget,
+    name_base: &str,
+    encoded: Encoded,
+    ctx: &mut Context<'_>,
+) -> Image {
+    match encoded {
+        Ok((data, mime, ext, width, height)) => {
+            budget.kept += 1;
+            let mut image = Image::new(format!("{name_base}.{ext}"), mime, data);
+            image.width = Some(width);
+            image.height = Some(height);
+            image
+        }
+        Err(reason) => {
+            ctx.warn(format!("An image on a page was not extracted: {reason}"));
+            let mut image = Image::new(format!("{name_base}.png"), "image/png", Vec::new());
+            image.skipped = Some(reason);
+            image
+        }
+    }
+}
+
+/// Refuses an image of more than `max_pixels` pixels, saying so.
+pub fn check_pixels(width: u32, height: u32, max_pixels: u64) -> std::result::Result<(), String> {
+    if u64::from(width) * u64::from(height) > max_pixels {
+        return Err(format!(
+            "{width}x{height} pixels is over the limit of {max_pixels} pixels"
+        ));
+    }
+    Ok(())
+}
+
 /// Images smaller than this (points, either side) are rules, bullets or spacers.
 pub(crate) const MIN_SIDE: f32 = 6.0;
 
@@ -94,21 +132,12 @@ pub fn collect(
             placed.push(Placed { rect, image });
             return;
         }
-        let image = match encode(img, document, ctx.limits.max_image_pixels) {
-            Ok((data, mime, ext, width, height)) => {
-                budget.kept += 1;
-                let mut image = Image::new(format!("{name_base}.{ext}"), mime, data);
-                image.width = Some(width);
-                image.height = Some(height);
-                image
-            }
-            Err(reason) => {
-                ctx.warn(format!("An image on a page was not extracted: {reason}"));
-                let mut image = Image::new(format!("{name_base}.png"), "image/png", Vec::new());
-                image.skipped = Some(reason);
-                image
-            }
-        };
+        let image = entry(
+            budget,
+            &name_base,
+            encode(img, document, ctx.limits.max_image_pixels),
+            ctx,
+        );
         placed.push(Placed { rect, image });
     };
     let mut rules = Vec::new();
@@ -282,11 +311,7 @@ fn encode(
 ) -> Result<(Vec<u8>, &'static str, &'static str, u32, u32), String> {
     let width = img.width().unwrap_or(0).max(0) as u32;
     let height = img.height().unwrap_or(0).max(0) as u32;
-    if u64::from(width) * u64::from(height) > max_pixels {
-        return Err(format!(
-            "{width}x{height} pixels is over the limit of {max_pixels} pixels"
-        ));
-    }
+    check_pixels(width, height, max_pixels)?;
     let filters: Vec<String> = img.filters().iter().map(|f| f.name().to_string()).collect();
     if filters.len() == 1 && filters[0] == "DCTDecode" {
         if let Ok(raw) = img.get_raw_image_data() {
@@ -353,11 +378,7 @@ pub fn encode_bitmap(
     if w == 0 || h == 0 {
         return Err("it is empty".into());
     }
-    if u64::from(w) * u64::from(h) > max_pixels {
-        return Err(format!(
-            "{w}x{h} pixels is over the limit of {max_pixels} pixels"
-        ));
-    }
+    check_pixels(w, h, max_pixels)?;
     let raw = bitmap.as_raw_bytes();
     let stride = raw.len() / h as usize;
     let format = bitmap
