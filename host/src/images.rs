@@ -13,7 +13,7 @@
 //!   they name, since JSON output keys images by file name.
 
 use image::{DynamicImage, ImageFormat, ImageReader};
-use quire_plugin_api::{Document, Image, ImageRules};
+use quire_plugin_api::{pixels, Document, Image, ImageRules};
 use std::collections::HashSet;
 use std::io::Cursor;
 
@@ -92,11 +92,7 @@ pub fn normalize(image: &mut Image, rules: &ImageRules, max_pixels: u64) {
     let decoded = if fits {
         decoded
     } else {
-        decoded.resize(
-            rules.max_width,
-            rules.max_height,
-            image::imageops::FilterType::Triangle,
-        )
+        shrink(&decoded, rules.max_width, rules.max_height)
     };
     let (data, mime) = if format == ImageFormat::Jpeg {
         (encode_jpeg(&decoded, rules.jpeg_quality), "image/jpeg")
@@ -112,6 +108,32 @@ pub fn normalize(image: &mut Image, rules: &ImageRules, max_pixels: u64) {
         }
         None => image.skipped = Some("the image could not be re-encoded".into()),
     }
+}
+
+/// Scales `img` down to fit `max_width` x `max_height`, aspect kept: 8-bit images shrinking by
+/// two or more by averaging areas (`pixels::shrink_by_areas`, the rule the PDF plugin applies
+/// to raw bitmaps too), everything else with the triangle filter.
+fn shrink(img: &DynamicImage, max_width: u32, max_height: u32) -> DynamicImage {
+    let (w, h) = (img.width(), img.height());
+    let by_areas =
+        |raw: &[u8], channels| pixels::shrink_by_areas(raw, w, h, channels, max_width, max_height);
+    let shrunk = match img {
+        DynamicImage::ImageLuma8(b) => by_areas(b, 1).and_then(|(raw, w, h)| {
+            image::GrayImage::from_raw(w, h, raw).map(DynamicImage::ImageLuma8)
+        }),
+        DynamicImage::ImageLumaA8(b) => by_areas(b, 2).and_then(|(raw, w, h)| {
+            image::GrayAlphaImage::from_raw(w, h, raw).map(DynamicImage::ImageLumaA8)
+        }),
+        DynamicImage::ImageRgb8(b) => by_areas(b, 3).and_then(|(raw, w, h)| {
+            image::RgbImage::from_raw(w, h, raw).map(DynamicImage::ImageRgb8)
+        }),
+        DynamicImage::ImageRgba8(b) => by_areas(b, 4).and_then(|(raw, w, h)| {
+            image::RgbaImage::from_raw(w, h, raw).map(DynamicImage::ImageRgba8)
+        }),
+        _ => None,
+    };
+    shrunk
+        .unwrap_or_else(|| img.resize(max_width, max_height, image::imageops::FilterType::Triangle))
 }
 
 fn decode(data: &[u8], format: ImageFormat, max_pixels: u64) -> Result<DynamicImage, String> {
@@ -241,6 +263,28 @@ mod tests {
         normalize(&mut img, &rules(), 1_000_000);
         assert_eq!(img.mime, "image/jpeg");
         assert_eq!((img.width, img.height), (Some(50), Some(50)));
+    }
+
+    #[test]
+    fn shrinking_averages_detail_finer_than_the_new_pixels() {
+        // One-pixel stripes, shrunk 4x and 1.5x: every new pixel covers black and white
+        // alike and must come out grey, never one of the two (which sampling would give).
+        let stripes = image::GrayImage::from_fn(400, 200, |x, _| {
+            image::Luma([if x % 2 == 0 { 0 } else { 255 }])
+        });
+        let img = DynamicImage::ImageLuma8(stripes);
+        for (w, h) in [(100, 50), (266, 133)] {
+            let small = shrink(&img, w, h).to_luma8();
+            assert_eq!((small.width(), small.height()), (w, h));
+            let (lo, hi) = small
+                .pixels()
+                .fold((255u8, 0u8), |(lo, hi), p| (lo.min(p.0[0]), hi.max(p.0[0])));
+            assert!(lo >= 60 && hi <= 195, "{w}x{h}: {lo}..{hi}");
+        }
+        // The aspect ratio is kept as by `resize`.
+        let tall = DynamicImage::ImageLuma8(image::GrayImage::new(4960, 7016));
+        let small = shrink(&tall, 2048, 2048);
+        assert_eq!((small.width(), small.height()), (1448, 2048));
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub mod datauri;
 mod error;
 pub mod model;
 mod options;
+pub mod pixels;
 mod plugin;
 pub mod text;
 

@@ -13,7 +13,8 @@ use crate::unicode_map::MapCheck;
 use crate::{engine, glyphs, images, meta, scan, tables};
 use pdfium_render::prelude::*;
 use quire_plugin_api::{
-    Block, Context, Document, DocumentKind, Error, Image, Inline, Input, OcrImage, Part, Result,
+    Block, Context, Document, DocumentKind, Error, Image, ImageRules, Inline, Input, OcrImage,
+    Part, Result,
 };
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -31,7 +32,12 @@ struct PageData {
     aside: Vec<Block>,
 }
 
-pub fn convert(library: &Path, input: &Input<'_>, ctx: &mut Context<'_>) -> Result<Document> {
+pub fn convert(
+    library: &Path,
+    rules: &ImageRules,
+    input: &Input<'_>,
+    ctx: &mut Context<'_>,
+) -> Result<Document> {
     let pdfium = engine::lock(library)?;
     let doc = engine::open_with(&pdfium, input.bytes, ctx.options().password.as_deref())?;
     let pages = doc.pages();
@@ -50,7 +56,9 @@ pub fn convert(library: &Path, input: &Input<'_>, ctx: &mut Context<'_>) -> Resu
         .insert("num_pages".into(), serde_json::Value::from(count));
 
     let mut sizes: BTreeMap<u32, usize> = BTreeMap::new();
-    let mut budget = images::Budget::default();
+    // Images are scaled down to the configured box from their raw pixels only when OCR is
+    // off: OCR reads an embedded image from its encoded bytes and wants every pixel.
+    let mut budget = images::Budget::new((!ctx.ocr_enabled()).then(|| rules.clone()));
     let mut unmapped = Unmapped::default();
     // The job's `pages` (all by default): the others are never read; progress counts only
     // the selected ones, and the pages keep their real numbers.

@@ -8,7 +8,7 @@
 use crate::geom::{PageTransform, Rect};
 use image::ImageEncoder;
 use pdfium_render::prelude::*;
-use quire_plugin_api::{Context, Image};
+use quire_plugin_api::{pixels, Context, Image, ImageRules};
 
 /// An image and its box on the page.
 #[derive(Debug)]
@@ -23,6 +23,19 @@ pub struct Budget {
     pub seen: u32,
     pub kept: u32,
     warned_count: bool,
+    /// The image box to scale raw bitmaps into before encoding, when the host's rules may be
+    /// applied here (the host applies them to every image anyway; a 600-dpi scan is cheaper to
+    /// shrink from its pixels than to encode at full size and decode again).
+    fit: Option<ImageRules>,
+}
+
+impl Budget {
+    pub fn new(fit: Option<ImageRules>) -> Budget {
+        Budget {
+            fit,
+            ..Budget::default()
+        }
+    }
 }
 
 /// What a page draws besides text.
@@ -135,7 +148,12 @@ pub fn collect(
         let image = entry(
             budget,
             &name_base,
-            encode(img, document, ctx.limits.max_image_pixels),
+            encode(
+                img,
+                document,
+                ctx.limits.max_image_pixels,
+                budget.fit.as_ref(),
+            ),
             ctx,
         );
         placed.push(Placed { rect, image });
@@ -308,6 +326,7 @@ fn encode(
     img: &PdfPageImageObject<'_>,
     document: &PdfDocument<'_>,
     max_pixels: u64,
+    fit: Option<&ImageRules>,
 ) -> Result<(Vec<u8>, &'static str, &'static str, u32, u32), String> {
     let width = img.width().unwrap_or(0).max(0) as u32;
     let height = img.height().unwrap_or(0).max(0) as u32;
@@ -332,12 +351,12 @@ fn encode(
         let rendered = img
             .get_processed_bitmap_with_size(document, bitmap.width(), bitmap.height())
             .ok()
-            .and_then(|r| png_from_bitmap(&r, max_pixels).ok());
+            .and_then(|r| png_from_bitmap(&r, max_pixels, fit).ok());
         if let Some((png, w, h)) = rendered {
             return Ok((png, "image/png", "png", w, h));
         }
     }
-    let (png, w, h) = png_from_bitmap(&bitmap, max_pixels)?;
+    let (png, w, h) = png_from_bitmap(&bitmap, max_pixels, fit)?;
     Ok((png, "image/png", "png", w, h))
 }
 
@@ -359,19 +378,23 @@ fn is_uniform(bitmap: &PdfBitmap<'_>) -> bool {
     })
 }
 
-/// Encodes a PDFium bitmap as PNG (grey stays grey, colour becomes RGB or RGBA).
+/// Encodes a PDFium bitmap as PNG (grey stays grey, colour becomes RGB or RGBA), scaled into
+/// the `fit` box when it is two or more times too big for it.
 pub fn png_from_bitmap(
     bitmap: &PdfBitmap<'_>,
     max_pixels: u64,
+    fit: Option<&ImageRules>,
 ) -> Result<(Vec<u8>, u32, u32), String> {
-    encode_bitmap(bitmap, max_pixels, false)
+    encode_bitmap(bitmap, max_pixels, false, fit)
 }
 
-/// Encodes a PDFium bitmap as PNG, optionally reduced to grey (rendered pages for OCR).
+/// Encodes a PDFium bitmap as PNG, optionally reduced to grey (rendered pages for OCR, which
+/// are never scaled: `fit` is `None`).
 pub fn encode_bitmap(
     bitmap: &PdfBitmap<'_>,
     max_pixels: u64,
     gray: bool,
+    fit: Option<&ImageRules>,
 ) -> Result<(Vec<u8>, u32, u32), String> {
     let w = bitmap.width().max(0) as u32;
     let h = bitmap.height().max(0) as u32;
@@ -427,6 +450,11 @@ pub fn encode_bitmap(
             }
         }
     }
+    let (pixels, w, h) = fit
+        .and_then(|r| {
+            pixels::shrink_by_areas(&pixels, w, h, out_channels, r.max_width, r.max_height)
+        })
+        .unwrap_or((pixels, w, h));
     let mut png = Vec::new();
     image::codecs::png::PngEncoder::new_with_quality(
         &mut png,

@@ -31,8 +31,8 @@ mod testkit;
 mod unicode_map;
 
 use quire_plugin_api::{
-    register_converter, Context, Converter, ConverterDescriptor, Document, Input, PluginConfig,
-    Result,
+    register_converter, Context, Converter, ConverterDescriptor, Document, ImageRules, Input,
+    PluginConfig, Result,
 };
 use std::path::PathBuf;
 
@@ -42,12 +42,16 @@ pub use meta::pdf_date;
 #[derive(Debug, Clone)]
 pub struct PdfConverter {
     library: PathBuf,
+    /// The configured image box: images far over it are scaled down from their raw pixels
+    /// before they are encoded (see `images::Budget::fit`).
+    images: ImageRules,
 }
 
 impl PdfConverter {
     pub fn new(config: &PluginConfig) -> PdfConverter {
         PdfConverter {
             library: engine::library_path(&config.runtime_dir),
+            images: config.images.clone(),
         }
     }
 
@@ -60,7 +64,7 @@ impl PdfConverter {
 impl Converter for PdfConverter {
     fn convert(&self, input: &Input<'_>, ctx: &mut Context<'_>) -> Result<Document> {
         inflate::check(input.bytes, ctx.limits.max_inflated_bytes)?;
-        convert::convert(&self.library, input, ctx)
+        convert::convert(&self.library, &self.images, input, ctx)
     }
 }
 

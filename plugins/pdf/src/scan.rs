@@ -85,7 +85,7 @@ fn ocr_rendered(
         .render_form_data(true)
         .render_annotations(true);
     let png = match page.render_with_config(&config) {
-        Ok(bitmap) => match encode_bitmap(&bitmap, ctx.limits.max_image_pixels, true) {
+        Ok(bitmap) => match encode_bitmap(&bitmap, ctx.limits.max_image_pixels, true, None) {
             Ok((png, _, _)) => png,
             Err(reason) => {
                 ctx.warn(format!(
