@@ -77,7 +77,7 @@ impl Fonts {
     }
 }
 
-fn name_of(doc: &Doc<'_>, d: &Dict, key: &[u8]) -> Option<Vec<u8>> {
+pub fn name_of(doc: &Doc<'_>, d: &Dict, key: &[u8]) -> Option<Vec<u8>> {
     match doc.get_in(d, key)? {
         Obj::Name(n) => Some(n.to_vec()),
         _ => None,
@@ -133,7 +133,16 @@ fn load(doc: &Doc<'_>, font: &Dict) -> Option<Font> {
     };
     match &subtype[..] {
         b"Type1" | b"TrueType" | b"MMType1" => simple(doc, font, name, to_unicode, &subtype),
-        b"Type0" => type0(doc, font, name, to_unicode?),
+        b"Type0" => {
+            let to_unicode = match to_unicode {
+                Some(m) => m,
+                None => embedded_cid_text(doc, font)?
+                    .iter()
+                    .map(|(&code, &c)| (code, Rc::from(c.to_string().as_str())))
+                    .collect(),
+            };
+            type0(doc, font, name, to_unicode)
+        }
         _ => None,
     }
 }
@@ -360,6 +369,75 @@ fn usable(t: &str) -> bool {
                 && v < 0xF0000
                 && !crate::glyphs::is_rtl(c)
         })
+}
+
+/// The character collections PDFium reads a CID font's text from by its CIDs.
+fn known_collection(doc: &Doc<'_>, cid_font: &Dict) -> bool {
+    let Some(info) = doc.get_in(cid_font, b"CIDSystemInfo") else {
+        return false;
+    };
+    let Some(info) = info.as_dict() else {
+        return false;
+    };
+    match doc.get_in(info, b"Ordering") {
+        Some(Obj::Str(o)) => matches!(&o[..], b"Japan1" | b"GB1" | b"CNS1" | b"Korea1"),
+        _ => false,
+    }
+}
+
+/// The text of a Type0 font's codes read from its embedded TrueType program, for a font
+/// PDFium reads no text from (it reports the codes themselves): `Identity-H` or
+/// `Identity-V`, no `ToUnicode` stream, a `CIDFontType2` in no character collection PDFium
+/// knows, with a `FontFile2`. Code = CID; CID to glyph through `CIDToGIDMap` (identity or
+/// a stream); glyph to character through the program's `cmap` ([`super::truetype`]). Codes
+/// whose character [`usable`] refuses are left out. `None` for any other font.
+pub fn embedded_cid_text(doc: &Doc<'_>, font: &Dict) -> Option<HashMap<u32, char>> {
+    if name_of(doc, font, b"Subtype").as_deref() != Some(b"Type0") {
+        return None;
+    }
+    if let Some(Obj::Stream(_)) = doc.get_in(font, b"ToUnicode") {
+        return None;
+    }
+    match name_of(doc, font, b"Encoding").as_deref() {
+        Some(b"Identity-H" | b"Identity-V") => {}
+        _ => return None,
+    }
+    let desc_fonts = doc.get_in(font, b"DescendantFonts")?;
+    let cid = doc.resolve(desc_fonts.as_array()?.first()?)?;
+    let cid = cid.as_dict()?;
+    if name_of(doc, cid, b"Subtype").as_deref() != Some(b"CIDFontType2")
+        || known_collection(doc, cid)
+    {
+        return None;
+    }
+    let desc = doc.get_in(cid, b"FontDescriptor")?;
+    let Some(Obj::Stream(program)) = doc.get_in(desc.as_dict()?, b"FontFile2") else {
+        return None;
+    };
+    let by_glyph = super::truetype::unicode_by_glyph(&doc.decode(&program)?)?;
+    let keep = |c: char| usable(c.encode_utf8(&mut [0; 4]));
+    let mut out = HashMap::new();
+    match doc.get_in(cid, b"CIDToGIDMap") {
+        None | Some(Obj::Null) => {}
+        Some(Obj::Name(n)) if &*n == b"Identity" => {}
+        Some(Obj::Stream(s)) => {
+            let table = doc.decode(&s)?;
+            for (code, pair) in table.chunks_exact(2).enumerate() {
+                let gid = u16::from_be_bytes([pair[0], pair[1]]);
+                if let Some(&c) = by_glyph.get(&gid).filter(|&&c| keep(c)) {
+                    out.insert(code as u32, c);
+                }
+            }
+            return (!out.is_empty()).then_some(out);
+        }
+        _ => return None,
+    }
+    for (&gid, &c) in &by_glyph {
+        if keep(c) {
+            out.insert(u32::from(gid), c);
+        }
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 fn type0(doc: &Doc<'_>, font: &Dict, name: String, to_unicode: HashMap<u32, Text>) -> Option<Font> {
