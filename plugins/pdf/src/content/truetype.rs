@@ -13,6 +13,9 @@ use std::collections::HashMap;
 
 /// Most glyph entries read from one font (a CJK font has some 30,000).
 const MAX_ENTRIES: usize = 1 << 17;
+/// Most code points looked at in one font (its subtables together): a damaged or hostile
+/// table can claim billions.
+const MAX_VISITS: u32 = 1 << 21;
 
 fn u16_at(d: &[u8], at: usize) -> Option<u16> {
     Some(u16::from_be_bytes(d.get(at..at + 2)?.try_into().ok()?))
@@ -46,6 +49,7 @@ pub fn unicode_by_glyph(font: &[u8]) -> Option<HashMap<u16, char>> {
     let count = usize::from(u16_at(cmap, 2)?);
     let mut out: HashMap<u16, char> = HashMap::new();
     let mut any = false;
+    let mut visits = 0u32;
     for i in 0..count.min(64) {
         let rec = 4 + 8 * i;
         let platform = u16_at(cmap, rec)?;
@@ -56,12 +60,16 @@ pub fn unicode_by_glyph(font: &[u8]) -> Option<HashMap<u16, char>> {
             continue;
         }
         let Some(sub) = cmap.get(off..) else { continue };
-        let mut add = |cp: u32, gid: u32| {
+        let mut add = |cp: u32, gid: u32| -> bool {
+            visits += 1;
+            if visits > MAX_VISITS || out.len() >= MAX_ENTRIES {
+                return false;
+            }
             let (Ok(gid), Some(c)) = (u16::try_from(gid), char::from_u32(cp)) else {
-                return;
+                return true;
             };
-            if gid == 0 || out.len() >= MAX_ENTRIES {
-                return;
+            if gid == 0 {
+                return true;
             }
             out.entry(gid)
                 .and_modify(|e| {
@@ -70,6 +78,7 @@ pub fn unicode_by_glyph(font: &[u8]) -> Option<HashMap<u16, char>> {
                     }
                 })
                 .or_insert(c);
+            true
         };
         if read_subtable(sub, &mut add).is_some() {
             any = true;
@@ -78,13 +87,15 @@ pub fn unicode_by_glyph(font: &[u8]) -> Option<HashMap<u16, char>> {
     (any && !out.is_empty()).then_some(out)
 }
 
-/// Calls `add(code point, glyph)` for each mapping of one subtable; `None` when its format
-/// is not read here or it is cut short.
-fn read_subtable(sub: &[u8], add: &mut dyn FnMut(u32, u32)) -> Option<()> {
+/// Calls `add(code point, glyph)` for each mapping of one subtable, until it answers false;
+/// `None` when its format is not read here or it is cut short.
+fn read_subtable(sub: &[u8], add: &mut dyn FnMut(u32, u32) -> bool) -> Option<()> {
     match u16_at(sub, 0)? {
         0 => {
             for c in 0..256usize {
-                add(c as u32, u32::from(*sub.get(6 + c)?));
+                if !add(c as u32, u32::from(*sub.get(6 + c)?)) {
+                    break;
+                }
             }
         }
         4 => {
@@ -114,7 +125,9 @@ fn read_subtable(sub: &[u8], add: &mut dyn FnMut(u32, u32)) -> Option<()> {
                             Some(g) => (u32::from(g) + delta) & 0xFFFF,
                         }
                     };
-                    add(c, gid);
+                    if !add(c, gid) {
+                        return Some(());
+                    }
                 }
             }
         }
@@ -122,7 +135,9 @@ fn read_subtable(sub: &[u8], add: &mut dyn FnMut(u32, u32)) -> Option<()> {
             let first = u32::from(u16_at(sub, 6)?);
             let n = usize::from(u16_at(sub, 8)?);
             for k in 0..n {
-                add(first + k as u32, u32::from(u16_at(sub, 10 + 2 * k)?));
+                if !add(first + k as u32, u32::from(u16_at(sub, 10 + 2 * k)?)) {
+                    break;
+                }
             }
         }
         12 => {
@@ -135,7 +150,9 @@ fn read_subtable(sub: &[u8], add: &mut dyn FnMut(u32, u32)) -> Option<()> {
                     continue;
                 }
                 for c in start..=end {
-                    add(c, gid + (c - start));
+                    if !add(c, gid.wrapping_add(c - start)) {
+                        return Some(());
+                    }
                 }
             }
         }
@@ -204,6 +221,17 @@ pub mod tests {
         assert_eq!(m[&7], 'C');
         assert_eq!(m[&3], ' ');
         assert_eq!(m.len(), 4);
+    }
+
+    #[test]
+    fn a_table_claiming_every_code_many_times_is_cut_short() {
+        // 2,000 segments each claiming the whole plane: stopped after MAX_VISITS.
+        let ranges: Vec<(u16, u16, u16)> = (0..2000).map(|_| (1, 0xFFFE, 1)).collect();
+        let font = font_with_cmap(&ranges);
+        let t = std::time::Instant::now();
+        let m = unicode_by_glyph(&font).unwrap();
+        assert!(m.len() <= MAX_ENTRIES);
+        assert!(t.elapsed().as_secs() < 10);
     }
 
     #[test]
