@@ -66,12 +66,11 @@ pub fn convert(
     if selected == 0 && count > 0 {
         return Err(ctx.options().no_selected_page(count, "page"));
     }
-    // The fast text path reads what it can without PDFium building pages (content/).
-    let mut fast = if crate::content::enabled() {
-        crate::content::FastDoc::open(input.bytes, ctx.limits.max_inflated_bytes, count as usize)
-    } else {
-        None
-    };
+    // The fast text path reads what it can without PDFium building pages (content/); its
+    // reader also serves the pages PDFium reads (`CodeFixes`), fast path on or off.
+    let fast_on = crate::content::enabled();
+    let mut fast =
+        crate::content::FastDoc::open(input.bytes, ctx.limits.max_inflated_bytes, count as usize);
     let mut fast_pages = 0u32;
     let mut numbers: Vec<u32> = Vec::with_capacity(selected as usize);
     let mut data: Vec<PageData> = Vec::with_capacity(selected as usize);
@@ -81,7 +80,7 @@ pub fn convert(
             continue;
         }
         ctx.check()?;
-        if let Some(f) = fast.as_mut() {
+        if let Some(f) = fast.as_mut().filter(|_| fast_on) {
             if let Some(page) =
                 read_fast_page(f, index as usize, number, &mut sizes, &mut budget, ctx)?
             {
@@ -92,10 +91,15 @@ pub fn convert(
                 continue;
             }
         }
+        let fixes = fast
+            .as_mut()
+            .map(|f| f.code_fixes(index as usize))
+            .unwrap_or_default();
         let page = match pages.get(index as i32) {
             Ok(mut page) => read_page(
                 &mut page,
                 &doc,
+                &fixes,
                 number,
                 &mut sizes,
                 &mut budget,
@@ -254,9 +258,11 @@ fn strip_subset_tag(name: &str) -> &str {
 }
 
 /// The first pass over one page.
+#[allow(clippy::too_many_arguments)]
 fn read_page(
     page: &mut PdfPage<'_>,
     document: &PdfDocument<'_>,
+    fixes: &crate::content::CodeFixes,
     number: u32,
     sizes: &mut BTreeMap<u32, usize>,
     budget: &mut images::Budget,
@@ -279,7 +285,7 @@ fn read_page(
     let mut check = MapCheck::default();
     let mut glyphs = match page.text() {
         Ok(text) => {
-            let mut glyphs = glyphs::page_glyphs(&text, page, &transform, &mut check);
+            let mut glyphs = glyphs::page_glyphs(&text, page, &transform, &mut check, fixes);
             glyphs::drop_overprints(&mut glyphs);
             glyphs
         }
@@ -734,7 +740,13 @@ pub fn debug_runs(library: &Path, bytes: &[u8]) -> Result<Vec<String>> {
                 ch.origin().ok().map(|(x, y)| (x.value, y.value))
             ));
         }
-        let mut glyphs = glyphs::page_glyphs(&text, &page, &transform, &mut MapCheck::default());
+        let mut glyphs = glyphs::page_glyphs(
+            &text,
+            &page,
+            &transform,
+            &mut MapCheck::default(),
+            &Default::default(),
+        );
         glyphs::drop_overprints(&mut glyphs);
         for run in glyphs::runs(glyphs) {
             out.push(format!(
@@ -778,7 +790,13 @@ pub fn debug_fastpath(library: &Path, bytes: &[u8]) -> Result<Vec<String>> {
         let mut ours = fp.glyphs;
         glyphs::drop_overprints(&mut ours);
         let mut theirs = match page.text() {
-            Ok(text) => glyphs::page_glyphs(&text, &page, &transform, &mut MapCheck::default()),
+            Ok(text) => glyphs::page_glyphs(
+                &text,
+                &page,
+                &transform,
+                &mut MapCheck::default(),
+                &Default::default(),
+            ),
             Err(_) => Vec::new(),
         };
         glyphs::drop_overprints(&mut theirs);

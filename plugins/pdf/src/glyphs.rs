@@ -11,6 +11,7 @@
 //! the column detector cuts between; they never span a column gutter wider than about one em.
 
 use crate::chars::CharSource;
+use crate::content::CodeFixes;
 use crate::geom::{PageTransform, Rect};
 use crate::layout::Word;
 use crate::unicode_map::MapCheck;
@@ -80,16 +81,18 @@ impl Run {
     }
 }
 
-/// Every visible character of a page, in PDFium's order.
+/// Every visible character of a page, in PDFium's order. `fixes` gives the text of
+/// characters PDFium reports as codes (fonts whose embedded program says what they draw).
 pub fn page_glyphs(
     text: &PdfPageText<'_>,
     page: &PdfPage<'_>,
     transform: &PageTransform,
     check: &mut MapCheck,
+    fixes: &CodeFixes,
 ) -> Vec<Glyph> {
     match crate::chars::Raw::new(text.bindings(), text, page) {
-        Some(raw) => read_glyphs(&raw, transform, check),
-        None => read_glyphs(&crate::chars::Wrapped::new(text), transform, check),
+        Some(raw) => read_glyphs(&raw, transform, check, fixes),
+        None => read_glyphs(&crate::chars::Wrapped::new(text), transform, check, fixes),
     }
 }
 
@@ -154,7 +157,9 @@ fn read_glyphs<S: CharSource>(
     source: &S,
     transform: &PageTransform,
     check: &mut MapCheck,
+    fixes: &CodeFixes,
 ) -> Vec<Glyph> {
+    let fixing = !fixes.is_empty();
     let count = source.count();
     let mut out: Vec<Glyph> = Vec::with_capacity(count);
     let mut pending_space = false;
@@ -165,6 +170,12 @@ fn read_glyphs<S: CharSource>(
             continue;
         }
         let mut code = source.unicode(i);
+        // A font PDFium has no text for gives the code itself (its CID).
+        if fixing && !source.is_generated(i) {
+            if let Some(c) = fixes.get(&fonts.get(source, i).name, code) {
+                code = c as u32;
+            }
+        }
         // PDFium gives a character outside the Basic Multilingual Plane (a mathematical
         // letter, an emoji, a rare CJK ideograph) as its two UTF-16 halves, one per index;
         // the character is the pair, at the first half's box.

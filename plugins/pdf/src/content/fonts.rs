@@ -18,8 +18,13 @@ pub struct Font {
     pub name: String,
     /// Bold and italic, as `glyphs::font_style` works them out from name and weight.
     pub style: (bool, bool),
-    /// Two-byte codes (Type0, Identity-H).
+    /// Two-byte codes (Type0 with an Identity CMap).
     pub two_byte: bool,
+    /// A predefined CJK CMap whose codes are characters of an encoding (Type0).
+    charset: Option<Charset>,
+    /// Vertical writing (a `-V` CMap): the glyph's origin above its horizontal origin and
+    /// the advance down the line, 1/1000 em (the CID font's `DW2`).
+    pub vertical: Option<(f32, f32)>,
     /// Ascent and descent in 1/1000 em.
     pub ascent: f32,
     pub descent: f32,
@@ -36,6 +41,30 @@ pub struct Font {
 impl Font {
     pub fn space_width(&self) -> Option<f64> {
         self.space.map(f64::from)
+    }
+
+    /// The first code of `s` and its length in bytes; `None` when `s` does not start with
+    /// a whole code.
+    pub fn next_code(&self, s: &[u8]) -> Option<(u32, usize)> {
+        let len = match self.charset {
+            None if self.two_byte => 2,
+            None => 1,
+            Some(c) => c.code_len(*s.first()?)?,
+        };
+        let bytes = s.get(..len)?;
+        Some((bytes.iter().fold(0u32, |a, &b| a << 8 | u32::from(b)), len))
+    }
+
+    /// Text and width (1/1000 em) of a code of `len` bytes; `None` when not known with
+    /// certainty.
+    pub fn code_text(&self, code: u32, len: usize) -> Option<(Text, f32)> {
+        match self.charset {
+            None => self.code(code).map(|(t, w)| (t.clone(), w)),
+            Some(c) => {
+                let t = c.text(code, len)?;
+                usable(&t).then(|| (Rc::from(t.as_str()), self.default_width))
+            }
+        }
     }
 
     /// Text and width (1/1000 em) of a code; `None` when not known with certainty.
@@ -77,7 +106,7 @@ impl Fonts {
     }
 }
 
-fn name_of(doc: &Doc<'_>, d: &Dict, key: &[u8]) -> Option<Vec<u8>> {
+pub fn name_of(doc: &Doc<'_>, d: &Dict, key: &[u8]) -> Option<Vec<u8>> {
     match doc.get_in(d, key)? {
         Obj::Name(n) => Some(n.to_vec()),
         _ => None,
@@ -133,7 +162,7 @@ fn load(doc: &Doc<'_>, font: &Dict) -> Option<Font> {
     };
     match &subtype[..] {
         b"Type1" | b"TrueType" | b"MMType1" => simple(doc, font, name, to_unicode, &subtype),
-        b"Type0" => type0(doc, font, name, to_unicode?),
+        b"Type0" => type0(doc, font, name, to_unicode),
         _ => None,
     }
 }
@@ -333,6 +362,8 @@ fn simple(
         name,
         style,
         two_byte: false,
+        charset: None,
+        vertical: None,
         ascent,
         descent,
         space: simple
@@ -362,11 +393,90 @@ fn usable(t: &str) -> bool {
         })
 }
 
-fn type0(doc: &Doc<'_>, font: &Dict, name: String, to_unicode: HashMap<u32, Text>) -> Option<Font> {
+/// The character collections PDFium reads a CID font's text from by its CIDs.
+fn known_collection(doc: &Doc<'_>, cid_font: &Dict) -> bool {
+    let Some(info) = doc.get_in(cid_font, b"CIDSystemInfo") else {
+        return false;
+    };
+    let Some(info) = info.as_dict() else {
+        return false;
+    };
+    match doc.get_in(info, b"Ordering") {
+        Some(Obj::Str(o)) => matches!(&o[..], b"Japan1" | b"GB1" | b"CNS1" | b"Korea1"),
+        _ => false,
+    }
+}
+
+/// The text of a Type0 font's codes read from its embedded TrueType program, for a font
+/// PDFium reads no text from (it reports the codes themselves): `Identity-H` or
+/// `Identity-V`, no `ToUnicode` stream, a `CIDFontType2` in no character collection PDFium
+/// knows, with a `FontFile2`. Code = CID; CID to glyph through `CIDToGIDMap` (identity or
+/// a stream); glyph to character through the program's `cmap` ([`super::truetype`]). Codes
+/// whose character [`usable`] refuses are left out. `None` for any other font.
+pub fn embedded_cid_text(doc: &Doc<'_>, font: &Dict) -> Option<HashMap<u32, char>> {
+    if name_of(doc, font, b"Subtype").as_deref() != Some(b"Type0") {
+        return None;
+    }
+    if let Some(Obj::Stream(_)) = doc.get_in(font, b"ToUnicode") {
+        return None;
+    }
     match name_of(doc, font, b"Encoding").as_deref() {
-        Some(b"Identity-H") => {}
+        Some(b"Identity-H" | b"Identity-V") => {}
         _ => return None,
     }
+    let desc_fonts = doc.get_in(font, b"DescendantFonts")?;
+    let cid = doc.resolve(desc_fonts.as_array()?.first()?)?;
+    let cid = cid.as_dict()?;
+    if name_of(doc, cid, b"Subtype").as_deref() != Some(b"CIDFontType2")
+        || known_collection(doc, cid)
+    {
+        return None;
+    }
+    let desc = doc.get_in(cid, b"FontDescriptor")?;
+    let Some(Obj::Stream(program)) = doc.get_in(desc.as_dict()?, b"FontFile2") else {
+        return None;
+    };
+    let by_glyph = super::truetype::unicode_by_glyph(&doc.decode(&program)?)?;
+    let keep = |c: char| usable(c.encode_utf8(&mut [0; 4]));
+    let mut out = HashMap::new();
+    match doc.get_in(cid, b"CIDToGIDMap") {
+        None | Some(Obj::Null) => {}
+        Some(Obj::Name(n)) if &*n == b"Identity" => {}
+        Some(Obj::Stream(s)) => {
+            let table = doc.decode(&s)?;
+            for (code, pair) in table.chunks_exact(2).enumerate() {
+                let gid = u16::from_be_bytes([pair[0], pair[1]]);
+                if let Some(&c) = by_glyph.get(&gid).filter(|&&c| keep(c)) {
+                    out.insert(code as u32, c);
+                }
+            }
+            return (!out.is_empty()).then_some(out);
+        }
+        _ => return None,
+    }
+    for (&gid, &c) in &by_glyph {
+        if keep(c) {
+            out.insert(u32::from(gid), c);
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+fn type0(
+    doc: &Doc<'_>,
+    font: &Dict,
+    name: String,
+    to_unicode: Option<HashMap<u32, Text>>,
+) -> Option<Font> {
+    let encoding = name_of(doc, font, b"Encoding")?;
+    let (charset, vertical) = match &encoding[..] {
+        b"Identity-H" => (None, false),
+        b"Identity-V" => (None, true),
+        other => {
+            let (c, v) = Charset::of_cmap(other)?;
+            (Some(c), v)
+        }
+    };
     let desc_fonts = doc.get_in(font, b"DescendantFonts")?;
     let cid = doc.resolve(desc_fonts.as_array()?.first()?)?;
     let cid = cid.as_dict()?;
@@ -374,10 +484,62 @@ fn type0(doc: &Doc<'_>, font: &Dict, name: String, to_unicode: HashMap<u32, Text
         Some(b"CIDFontType0" | b"CIDFontType2") => {}
         _ => return None,
     }
-    let desc = descriptor(doc, cid)?;
+    // The text: a predefined CMap's codes are characters (a ToUnicode map would be read by
+    // PDFium instead: not followed here); Identity codes go through ToUnicode or the program.
+    let to_unicode = match (charset, to_unicode) {
+        (Some(_), Some(_)) => return None,
+        (Some(_), None) => HashMap::new(),
+        (None, Some(m)) => m,
+        (None, None) => embedded_cid_text(doc, font)?
+            .iter()
+            .map(|(&code, &c)| (code, Rc::from(c.to_string().as_str())))
+            .collect(),
+    };
+    let desc = match descriptor(doc, cid) {
+        Some(d) => d,
+        // A CJK font named by a predefined CMap, not embedded, without a descriptor: the
+        // ascent and descent of the font PDFium substitutes (measured from its loose boxes
+        // on a system without CJK fonts).
+        None if charset.is_some() && cid.get(b"FontDescriptor").is_none() => Descriptor {
+            flags: 4,
+            ascent: 872.0,
+            descent: -256.0,
+            weight: 0,
+            embedded: false,
+        },
+        None => return None,
+    };
     if desc.ascent == desc.descent {
         return None;
     }
+    // Widths and vertical metrics are given by CID; a predefined CMap's CIDs are not
+    // known here, so only its default widths are followed.
+    let has = |k: &[u8]| match doc.get_in(cid, k) {
+        Some(Obj::Array(a)) => !a.is_empty(),
+        None | Some(Obj::Null) => false,
+        _ => true,
+    };
+    if (charset.is_some() && has(b"W")) || (vertical && has(b"W2")) {
+        return None;
+    }
+    // Vertical writing is read here only where PDFium has no font program to read it
+    // with (it drops such glyphs unless the system has a font for them); an embedded
+    // vertical font is PDFium's.
+    if vertical && desc.embedded {
+        return None;
+    }
+    let vertical = if vertical {
+        match doc.get_in(cid, b"DW2") {
+            None => Some((880.0, -1000.0)),
+            Some(Obj::Array(a)) if a.len() == 2 => Some((
+                doc.resolve(&a[0])?.as_f64()? as f32,
+                doc.resolve(&a[1])?.as_f64()? as f32,
+            )),
+            _ => return None,
+        }
+    } else {
+        None
+    };
     let default_width = doc
         .get_in(cid, b"DW")
         .and_then(|o| o.as_f64())
@@ -422,6 +584,8 @@ fn type0(doc: &Doc<'_>, font: &Dict, name: String, to_unicode: HashMap<u32, Text
         name,
         style,
         two_byte: true,
+        charset,
+        vertical,
         ascent: desc.ascent,
         descent: desc.descent,
         simple: Vec::new(),
@@ -430,6 +594,110 @@ fn type0(doc: &Doc<'_>, font: &Dict, name: String, to_unicode: HashMap<u32, Text
         default_width,
         space,
     })
+}
+
+/// The encodings of the predefined CJK CMaps whose codes are characters (Adobe's CMaps
+/// for the Japan1, GB1, CNS1 and Korea1 collections).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Charset {
+    /// UCS-2 (the `Uni*-UCS2` CMaps): the code is the character.
+    Ucs2,
+    /// JIS X 0208 row and cell (`H`, `V`).
+    Jis,
+    EucJp,
+    ShiftJis,
+    Gbk,
+    Big5,
+    EucKr,
+}
+
+impl Charset {
+    /// The encoding of a predefined CMap, and whether it writes vertically.
+    pub fn of_cmap(name: &[u8]) -> Option<(Charset, bool)> {
+        let name = std::str::from_utf8(name).ok()?;
+        let (base, vertical) = match name {
+            "H" => ("", false),
+            "V" => ("", true),
+            _ => {
+                if let Some(b) = name.strip_suffix("-H") {
+                    (b, false)
+                } else {
+                    (name.strip_suffix("-V")?, true)
+                }
+            }
+        };
+        let charset = match base {
+            "UniJIS-UCS2" | "UniJIS-UCS2-HW" | "UniGB-UCS2" | "UniCNS-UCS2" | "UniKS-UCS2" => {
+                Charset::Ucs2
+            }
+            "" => Charset::Jis,
+            "EUC" => Charset::EucJp,
+            "90ms-RKSJ" | "90msp-RKSJ" | "83pv-RKSJ" | "RKSJ" => Charset::ShiftJis,
+            "GB-EUC" | "GBK-EUC" | "GBKp-EUC" | "GBpc-EUC" => Charset::Gbk,
+            "B5pc" | "ETen-B5" | "ETenms-B5" | "HKscs-B5" => Charset::Big5,
+            "KSC-EUC" | "KSCms-UHC" | "KSCpc-EUC" => Charset::EucKr,
+            _ => return None,
+        };
+        Some((charset, vertical))
+    }
+
+    /// Bytes of the code starting with `first`.
+    fn code_len(self, first: u8) -> Option<usize> {
+        Some(match self {
+            Charset::Ucs2 | Charset::Jis => 2,
+            Charset::EucJp => match first {
+                0..=0x80 => 1,
+                0x8E | 0xA1..=0xFE => 2,
+                _ => return None,
+            },
+            Charset::ShiftJis => match first {
+                0..=0x80 | 0xA0..=0xDF => 1,
+                0x81..=0x9F | 0xE0..=0xFC => 2,
+                _ => return None,
+            },
+            Charset::Gbk | Charset::Big5 | Charset::EucKr => match first {
+                0..=0x80 => 1,
+                0x81..=0xFE => 2,
+                _ => return None,
+            },
+        })
+    }
+
+    /// The text of a code of `len` bytes.
+    fn text(self, code: u32, len: usize) -> Option<String> {
+        let bytes = &code.to_be_bytes()[4 - len..];
+        if len == 1 && code < 0x80 {
+            // The Japanese CMaps' one-byte codes are JIS Roman: yen sign and overline.
+            let japanese = matches!(self, Charset::EucJp | Charset::ShiftJis);
+            return Some(match code {
+                0x5C if japanese => "\u{a5}".into(),
+                0x7E if japanese => "\u{203e}".into(),
+                _ => char::from_u32(code)?.to_string(),
+            });
+        }
+        let encoding = match self {
+            Charset::Ucs2 => return char::from_u32(code).map(String::from),
+            Charset::Jis => {
+                if !bytes.iter().all(|b| (0x21..=0x7E).contains(b)) {
+                    return None;
+                }
+                let euc = [bytes[0] | 0x80, bytes[1] | 0x80];
+                return decode_one(encoding_rs::EUC_JP, &euc);
+            }
+            Charset::EucJp => encoding_rs::EUC_JP,
+            Charset::ShiftJis => encoding_rs::SHIFT_JIS,
+            Charset::Gbk => encoding_rs::GBK,
+            Charset::Big5 => encoding_rs::BIG5,
+            Charset::EucKr => encoding_rs::EUC_KR,
+        };
+        decode_one(encoding, bytes)
+    }
+}
+
+/// One character decoded from `bytes`, or `None`.
+fn decode_one(encoding: &'static encoding_rs::Encoding, bytes: &[u8]) -> Option<String> {
+    let s = encoding.decode_without_bom_handling_and_without_replacement(bytes)?;
+    (s.chars().count() == 1).then(|| s.into_owned())
 }
 
 /// Most entries a ToUnicode map may give (a range expands to one per code).

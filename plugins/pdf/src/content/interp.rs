@@ -392,6 +392,10 @@ impl<'d, 'a> Interp<'d, 'a> {
         let mut kerning: Option<f64> = None;
         for item in items {
             match item {
+                Obj::Int(_) | Obj::Real(_) if font.vertical.is_some() => {
+                    let ty = -item.as_f64().unwrap_or(0.0) / 1000.0 * tfs;
+                    self.tm = M([1.0, 0.0, 0.0, 1.0, 0.0, ty]).then(&self.tm);
+                }
                 Obj::Int(_) | Obj::Real(_) => {
                     let k = item.as_f64().unwrap_or(0.0);
                     let tx = -k / 1000.0 * tfs * th;
@@ -404,21 +408,23 @@ impl<'d, 'a> Interp<'d, 'a> {
                     }
                 }
                 Obj::Str(s) => {
-                    let step = if font.two_byte { 2 } else { 1 };
-                    if s.len() % step != 0 {
-                        return Err(Fail(line!()));
-                    }
-                    for chunk in s.chunks(step) {
-                        let code = chunk.iter().fold(0u32, |a, &b| a << 8 | u32::from(b));
-                        let (text, w0) = font.code(code).ok_or(Fail(line!()))?;
-                        let (text, w0) = (text.clone(), f64::from(w0));
+                    let mut rest: &[u8] = s;
+                    while !rest.is_empty() {
+                        let (code, len) = font.next_code(rest).ok_or(Fail(line!()))?;
+                        rest = &rest[len..];
+                        let (text, w0) = font.code_text(code, len).ok_or(Fail(line!()))?;
+                        let w0 = f64::from(w0);
+                        let word_space = if len == 1 && code == 32 { tw } else { 0.0 };
+                        if let Some((vy, w1)) = font.vertical {
+                            self.vertical_glyph(&font, &text, w0, f64::from(vy), first_in_object)?;
+                            first_in_object = false;
+                            let ty = f64::from(w1) / 1000.0 * tfs + tc + word_space;
+                            self.tm = M([1.0, 0.0, 0.0, 1.0, 0.0, ty]).then(&self.tm);
+                            continue;
+                        }
                         self.glyph(&font, code, &text, w0, first_in_object, kerning.take())?;
                         first_in_object = false;
-                        let mut adv = w0 / 1000.0 * tfs + tc;
-                        if step == 1 && code == 32 {
-                            adv += tw;
-                        }
-                        let tx = adv * th;
+                        let tx = (w0 / 1000.0 * tfs + tc + word_space) * th;
                         self.tm = M([1.0, 0.0, 0.0, 1.0, tx, 0.0]).then(&self.tm);
                     }
                 }
@@ -590,6 +596,78 @@ impl<'d, 'a> Interp<'d, 'a> {
                     origin_x,
                 });
             }
+        }
+        Ok(())
+    }
+
+    /// A glyph of a font written vertically: its horizontal origin is the position vector
+    /// `(w0 / 2, vy)` left of and below the pen, as PDFium places it. A text object's
+    /// glyphs follow each other without spaces (as PDFium reads them when it has the font),
+    /// a space before its first; the text objects around it are compared as if it were not
+    /// there (PDFium without a font for it shows nothing).
+    fn vertical_glyph(
+        &mut self,
+        font: &Rc<Font>,
+        text: &str,
+        w0: f64,
+        vy: f64,
+        first_in_object: bool,
+    ) -> R<()> {
+        let m = self.text_matrix();
+        let [a, b, c, d, _, _] = m.0;
+        if b.abs() > 1e-6 * a.abs()
+            || c.abs() > 1e-6 * d.abs()
+            || a.is_nan()
+            || d.is_nan()
+            || a <= 0.0
+            || d <= 0.0
+        {
+            return Err(Fail(line!()));
+        }
+        let tfs = self.gs.tfs;
+        let (ox, oy) = m.apply(-w0 / 2000.0 * tfs, self.gs.rise - vy / 1000.0 * tfs);
+        let scale = a * tfs / 1000.0;
+        let rect = self.transform.rect(
+            ox as f32,
+            (oy + f64::from(font.descent) * scale) as f32,
+            (ox + a * w0 / 1000.0 * tfs) as f32,
+            (oy + f64::from(font.ascent) * scale) as f32,
+        );
+        let (origin_x, baseline) = self.display(ox, oy);
+        if !(rect.x0.is_finite()
+            && rect.y0.is_finite()
+            && rect.x1.is_finite()
+            && rect.y1.is_finite())
+        {
+            return Err(Fail(line!()));
+        }
+        let dir = {
+            let dd = (-90.0 * f32::from(self.transform.quarter_turns)).rem_euclid(360.0);
+            (((dd + 45.0) / 90.0).floor() as u8) % 4
+        };
+        let mut size = (tfs * d).abs() as f32;
+        if !size.is_finite() || size <= 0.1 {
+            size = rect.height().max(1.0);
+        }
+        let (bold, italic) = font.style;
+        let mut space = first_in_object && !self.out.glyphs.is_empty();
+        for ch in text.chars() {
+            if ch.is_whitespace() {
+                continue;
+            }
+            self.out.checked.push((font.clone(), ch));
+            self.out.glyphs.push(Glyph {
+                text: GlyphText::Char(ch),
+                rect,
+                baseline,
+                size,
+                bold,
+                italic,
+                space_before: std::mem::take(&mut space),
+                rtl: false,
+                dir,
+                origin_x,
+            });
         }
         Ok(())
     }

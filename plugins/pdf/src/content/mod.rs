@@ -13,12 +13,14 @@ mod interp;
 mod object;
 #[cfg(test)]
 mod tests;
+mod truetype;
 
 use crate::blocks::Link;
 use crate::geom::PageTransform;
 use crate::glyphs::Glyph;
 use crate::unicode_map::MapCheck;
 use object::{Dict, Doc, Obj};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 pub use interp::ImageUse;
@@ -39,7 +41,49 @@ pub struct FastDoc<'a> {
     doc: Doc<'a>,
     pages: Vec<PageInfo>,
     fonts: fonts::Fonts,
+    /// [`fonts::embedded_cid_text`] by the font's object number.
+    embedded: HashMap<u32, Option<Rc<HashMap<u32, char>>>>,
 }
+
+/// Text for characters PDFium reports as codes (fonts [`fonts::embedded_cid_text`] reads),
+/// by the font name PDFium gives them. A name two fonts of the page share is left out
+/// unless both read alike.
+#[derive(Default)]
+pub struct CodeFixes(HashMap<String, Option<Rc<HashMap<u32, char>>>>);
+
+impl CodeFixes {
+    pub fn is_empty(&self) -> bool {
+        self.0.values().all(Option::is_none)
+    }
+
+    /// The character for PDFium's `code` in the font PDFium names `font`, if it is one
+    /// of those fonts and the code has one.
+    pub fn get(&self, font: &str, code: u32) -> Option<char> {
+        self.0.get(font)?.as_ref()?.get(&code).copied()
+    }
+
+    fn add(&mut self, name: String, fix: Option<Rc<HashMap<u32, char>>>) {
+        match self.0.get_mut(&name) {
+            None => {
+                self.0.insert(name, fix);
+            }
+            Some(old) => {
+                let same = match (&*old, &fix) {
+                    (Some(a), Some(b)) => Rc::ptr_eq(a, b) || a == b,
+                    (None, None) => true,
+                    _ => false,
+                };
+                if !same {
+                    *old = None;
+                }
+            }
+        }
+    }
+}
+
+/// Most form XObjects looked into for a page's fonts, and their deepest nesting.
+const MAX_FIX_FORMS: usize = 200;
+const MAX_FIX_DEPTH: u32 = 4;
 
 struct PageInfo {
     dict: Rc<Dict>,
@@ -95,6 +139,7 @@ impl<'a> FastDoc<'a> {
             doc,
             pages: out,
             fonts: fonts::Fonts::default(),
+            embedded: HashMap::new(),
         })
     }
 
@@ -170,6 +215,112 @@ impl<'a> FastDoc<'a> {
             covered: out.covered,
             has_graphics: out.has_graphics,
         })
+    }
+
+    /// What PDFium's characters on page `index` need for [`CodeFixes`]: the fonts of the
+    /// page and of its forms, by the names PDFium's text page reports (a Type0 font by its
+    /// CID font's `BaseFont`, a TrueType font without its subset tag, any other by its
+    /// `BaseFont`).
+    pub fn code_fixes(&mut self, index: usize) -> CodeFixes {
+        let mut out = CodeFixes::default();
+        let Some(info) = self.pages.get(index) else {
+            return out;
+        };
+        let resources = info.resources.as_ref().and_then(|r| self.doc.resolve(r));
+        let mut seen = std::collections::HashSet::new();
+        let broken = self.doc.broken.get();
+        if let Some(r) = resources.as_ref().and_then(Obj::as_dict) {
+            self.fixes_in(r, 0, &mut seen, &mut out);
+        }
+        // A damaged object on the way: no fixes, and the fast path's pages are not
+        // refused for it.
+        if self.doc.broken.get() && !broken {
+            self.doc.broken.set(false);
+            return CodeFixes::default();
+        }
+        out
+    }
+
+    fn fixes_in(
+        &mut self,
+        resources: &Dict,
+        depth: u32,
+        seen: &mut std::collections::HashSet<u32>,
+        out: &mut CodeFixes,
+    ) {
+        if let Some(Obj::Dict(fonts)) = self.doc.get_in(resources, b"Font") {
+            for (_, f) in fonts.0.iter() {
+                let Some(font) = self.doc.resolve(f) else {
+                    continue;
+                };
+                let Some(d) = font.as_dict() else { continue };
+                let subtype = fonts::name_of(&self.doc, d, b"Subtype").unwrap_or_default();
+                if subtype == b"Type0" {
+                    let fix = match f {
+                        Obj::Ref(n, _) => match self.embedded.get(n) {
+                            Some(fix) => fix.clone(),
+                            None => {
+                                let fix = fonts::embedded_cid_text(&self.doc, d).map(Rc::new);
+                                self.embedded.insert(*n, fix.clone());
+                                fix
+                            }
+                        },
+                        _ => fonts::embedded_cid_text(&self.doc, d).map(Rc::new),
+                    };
+                    let desc = self
+                        .doc
+                        .get_in(d, b"DescendantFonts")
+                        .and_then(|a| a.as_array().and_then(|a| a.first().cloned()))
+                        .and_then(|c| self.doc.resolve(&c));
+                    match desc
+                        .as_ref()
+                        .and_then(Obj::as_dict)
+                        .and_then(|c| fonts::name_of(&self.doc, c, b"BaseFont"))
+                    {
+                        Some(n) => out.add(String::from_utf8_lossy(&n).into_owned(), fix),
+                        None => {
+                            if let Some(n) = fonts::name_of(&self.doc, d, b"BaseFont") {
+                                out.add(String::from_utf8_lossy(&n).into_owned(), None);
+                            }
+                        }
+                    }
+                } else if let Some(n) = fonts::name_of(&self.doc, d, b"BaseFont") {
+                    let n = String::from_utf8_lossy(&n).into_owned();
+                    let name = match n.split_once('+') {
+                        Some((tag, rest))
+                            if subtype == b"TrueType"
+                                && tag.len() == 6
+                                && tag.bytes().all(|b| b.is_ascii_uppercase()) =>
+                        {
+                            rest.to_owned()
+                        }
+                        _ => n,
+                    };
+                    out.add(name, None);
+                }
+            }
+        }
+        if depth >= MAX_FIX_DEPTH {
+            return;
+        }
+        let Some(Obj::Dict(xobjects)) = self.doc.get_in(resources, b"XObject") else {
+            return;
+        };
+        for (_, x) in xobjects.0.iter() {
+            let Obj::Ref(n, _) = x else { continue };
+            if seen.len() >= MAX_FIX_FORMS || !seen.insert(*n) {
+                continue;
+            }
+            let Some(Obj::Stream(s)) = self.doc.resolve(x) else {
+                continue;
+            };
+            if s.dict.get(b"Subtype").and_then(Obj::as_name) != Some(b"Form") {
+                continue;
+            }
+            if let Some(Obj::Dict(r)) = self.doc.get_in(&s.dict, b"Resources") {
+                self.fixes_in(&r, depth + 1, seen, out);
+            }
+        }
     }
 
     /// A JPEG image's bytes as stored, when its stream is DCT alone (`None` otherwise).

@@ -452,7 +452,10 @@ impl<'a> Doc<'a> {
     /// anything not read here.
     pub fn open(bytes: &'a [u8], max_inflated: u64) -> Option<Doc<'a>> {
         let tail_from = bytes.len().saturating_sub(2048);
-        let at = memchr::memmem::rfind(&bytes[tail_from..], b"startxref")? + tail_from;
+        let Some(at) = memchr::memmem::rfind(&bytes[tail_from..], b"startxref") else {
+            return Doc::without_xref(bytes, max_inflated);
+        };
+        let at = at + tail_from;
         let mut lx = Lexer::new(bytes, at + 9);
         let Some(Tok::Int(mut off)) = lx.next_tok() else {
             return None;
@@ -496,6 +499,48 @@ impl<'a> Doc<'a> {
             return None;
         }
         Some(doc)
+    }
+
+    /// A file with no cross-reference at all (no `startxref` anywhere, as hand-written test
+    /// files have it): its objects where a line starts with `n g obj`, the last of each
+    /// number, and the last `trailer` dictionary, as PDFium rebuilds such a file. A file
+    /// whose cross-reference is there but damaged is not read here.
+    fn without_xref(bytes: &'a [u8], max_inflated: u64) -> Option<Doc<'a>> {
+        if memchr::memmem::find(bytes, b"startxref").is_some() {
+            return None;
+        }
+        let mut xref = HashMap::new();
+        let starts =
+            std::iter::once(0).chain(memchr::memchr2_iter(b'\n', b'\r', bytes).map(|i| i + 1));
+        for p in starts {
+            if !bytes.get(p).is_some_and(u8::is_ascii_digit) {
+                continue;
+            }
+            let mut lx = Lexer::new(bytes, p);
+            if let (Some(Tok::Int(num)), Some(Tok::Int(_)), Some(Tok::Word(b"obj"))) =
+                (lx.next_tok(), lx.next_tok(), lx.next_tok())
+            {
+                xref.insert(u32::try_from(num).ok()?, Loc::Offset(p));
+            }
+        }
+        let at = memchr::memmem::rfind(bytes, b"trailer")?;
+        let mut lx = Lexer::new(bytes, at + 7);
+        let Some(Tok::DictOpen) = lx.next_tok() else {
+            return None;
+        };
+        let trailer = parse_dict_body(&mut lx, 0)?;
+        if trailer.get(b"Encrypt").is_some() || trailer.get(b"Root").is_none() {
+            return None;
+        }
+        Some(Doc {
+            bytes,
+            xref,
+            trailer,
+            cache: RefCell::new(HashMap::new()),
+            objstms: RefCell::new(HashMap::new()),
+            max_inflated,
+            broken: std::cell::Cell::new(false),
+        })
     }
 
     /// One cross-reference section at `o` (table or stream); its entries are added where

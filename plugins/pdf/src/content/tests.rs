@@ -273,3 +273,163 @@ fn a_hyphen_at_a_line_end_is_pdfiums_soft_hyphen() {
     );
     assert_eq!(text(&bytes).unwrap(), "co\u{ad}operate a - b ex\u{ad}tra");
 }
+
+/// A Type0 font (object 5) over a CID font (6) with a descriptor (7) whose `FontFile2` (8)
+/// maps "A".."C" to glyphs 5..7 and the space to glyph 3; no `ToUnicode`. `cid_extra` goes
+/// into the CID font (a `CIDToGIDMap`, say), `more` are objects 9 on (9 is the page's
+/// XObject `/X1`).
+fn type0_embedded(content: &[u8], cid_extra: &str, more: &[(&str, Option<&[u8]>)]) -> Vec<u8> {
+    let program = super::truetype::tests::font_with_cmap(&[(0x20, 0x20, 3), (0x41, 0x43, 5)]);
+    let cid = format!(
+        "<< /Type /Font /Subtype /CIDFontType2 /BaseFont /ABCDEF+Emb \
+         /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> \
+         /FontDescriptor 7 0 R /DW 500 {cid_extra} >>"
+    );
+    let extra = if more.is_empty() {
+        ""
+    } else {
+        "/XObject << /X1 9 0 R >>"
+    };
+    let page = page(4, extra);
+    let mut objects: Vec<(&str, Option<&[u8]>)> = vec![
+        (&page, None),
+        ("<< /Length LEN >>", Some(content)),
+        (
+            "<< /Type /Font /Subtype /Type0 /BaseFont /ABCDEF+Emb /Encoding /Identity-H \
+             /DescendantFonts [6 0 R] >>",
+            None,
+        ),
+        (&cid, None),
+        (
+            "<< /Type /FontDescriptor /FontName /ABCDEF+Emb /Flags 4 /FontBBox [0 -200 1000 900] \
+             /Ascent 800 /Descent -200 /StemV 80 /FontFile2 8 0 R >>",
+            None,
+        ),
+        ("<< /Length LEN >>", Some(&program)),
+    ];
+    objects.extend_from_slice(more);
+    pdf(&[3], &objects)
+}
+
+#[test]
+fn a_type0_font_without_tounicode_reads_its_embedded_cmap() {
+    // Glyphs 5, 6, 3, 7 (CID = glyph): "AB C". Without the program's cmap the font was refused.
+    let bytes = type0_embedded(b"BT /F1 10 Tf 50 500 Td <0005000600030007> Tj ET", "", &[]);
+    assert_eq!(text(&bytes).unwrap(), "AB C");
+    // Through a CIDToGIDMap stream: CIDs 1, 2 are glyphs 7, 5.
+    let map: &[u8] = &[0, 0, 0, 7, 0, 5];
+    let bytes = type0_embedded(
+        b"BT /F1 10 Tf 50 500 Td <00010002> Tj ET",
+        "/CIDToGIDMap 9 0 R",
+        &[("<< /Length LEN >>", Some(map))],
+    );
+    assert_eq!(text(&bytes).unwrap(), "CA");
+    // A code the program has no character for: the page goes to PDFium.
+    let bytes = type0_embedded(b"BT /F1 10 Tf 50 500 Td <0009> Tj ET", "", &[]);
+    assert!(text(&bytes).is_none());
+}
+
+#[test]
+fn pdfiums_codes_are_fixed_by_the_font_name_it_reports() {
+    let bytes = type0_embedded(b"BT /F1 10 Tf 50 500 Td <0005> Tj ET", "", &[]);
+    let mut doc = FastDoc::open(&bytes, u64::MAX, 1).unwrap();
+    let fixes = doc.code_fixes(0);
+    assert!(!fixes.is_empty());
+    assert_eq!(fixes.get("ABCDEF+Emb", 5), Some('A'));
+    assert_eq!(fixes.get("ABCDEF+Emb", 0x20), None);
+    assert_eq!(fixes.get("Emb", 5), None);
+    // Another font of the same BaseFont in a form on the page (object 10, the form 9). PDFium
+    // reports a TrueType font without its subset tag: no clash. A Type1 font keeps it: the
+    // name is ambiguous and nothing is fixed.
+    for (subtype, fixed) in [("TrueType", Some('A')), ("Type1", None)] {
+        let other = format!(
+            "<< /Type /Font /Subtype /{subtype} /BaseFont /ABCDEF+Emb /FirstChar 32 \
+             /LastChar 32 /Widths [250] >>"
+        );
+        let bytes = type0_embedded(
+            b"BT /F1 10 Tf 50 500 Td <0005> Tj ET /X1 Do",
+            "",
+            &[
+                (
+                    "<< /Type /XObject /Subtype /Form /BBox [0 0 10 10] \
+                     /Resources << /Font << /F2 10 0 R >> >> /Length LEN >>",
+                    Some(b"BT /F2 10 Tf ( ) Tj ET"),
+                ),
+                (&other, None),
+            ],
+        );
+        let mut doc = FastDoc::open(&bytes, u64::MAX, 1).unwrap();
+        assert_eq!(doc.code_fixes(0).get("ABCDEF+Emb", 5), fixed, "{subtype}");
+    }
+}
+
+#[test]
+fn vertical_writing_in_a_predefined_cmap_is_read() {
+    // pdfminer's simple3: a Japanese font named by the JIS `V` CMap, not embedded, with no
+    // descriptor. PDFium shows nothing for it without a Japanese font on the system.
+    let font = "<< /Type /Font /Subtype /Type0 /BaseFont /Ryumin-Light-V /Encoding /V \
+        /DescendantFonts [<< /Type /Font /Subtype /CIDFontType0 /BaseFont /Ryumin-Light \
+        /CIDSystemInfo << /Registry (Adobe) /Ordering (Japan1) /Supplement 1 >> >>] >>";
+    let content = b"BT /F1 48 Tf 10 500 Td ($\"$$) Tj ET";
+    let bytes = pdf(
+        &[3],
+        &[
+            (&page(4, ""), None),
+            ("<< /Length LEN >>", Some(content)),
+            (font, None),
+        ],
+    );
+    let mut doc = FastDoc::open(&bytes, u64::MAX, 1).unwrap();
+    let p = doc.page(0).unwrap();
+    let t: Vec<_> = p.glyphs.iter().map(|g| g.text).collect();
+    use crate::glyphs::GlyphText::Char;
+    assert_eq!(t, [Char('\u{3042}'), Char('\u{3044}')]);
+    // Where PDFium puts them: half the advance left of the pen, 0.88 em below it, and
+    // one em further down for the next (display y grows downwards from 800).
+    let g = &p.glyphs;
+    assert!((g[0].origin_x + 14.0).abs() < 0.01, "{}", g[0].origin_x);
+    assert!(
+        (g[0].baseline - (800.0 - 457.76)).abs() < 0.01,
+        "{}",
+        g[0].baseline
+    );
+    assert!((g[1].baseline - g[0].baseline - 48.0).abs() < 0.01);
+    // Horizontal codes of the same kind: Shift_JIS and UCS-2.
+    for (cmap, codes) in [
+        (
+            "90ms-RKSJ-H",
+            &b"BT /F1 12 Tf 10 500 Td <82a082a25c> Tj ET"[..],
+        ),
+        (
+            "UniJIS-UCS2-H",
+            &b"BT /F1 12 Tf 10 500 Td <30423044> Tj ET"[..],
+        ),
+    ] {
+        let font = font.replace("/Encoding /V", &format!("/Encoding /{cmap}"));
+        let bytes = pdf(
+            &[3],
+            &[
+                (&page(4, ""), None),
+                ("<< /Length LEN >>", Some(codes)),
+                (&font, None),
+            ],
+        );
+        let want = if cmap.starts_with("90ms") {
+            "\u{3042}\u{3044}\u{a5}"
+        } else {
+            "\u{3042}\u{3044}"
+        };
+        assert_eq!(text(&bytes).as_deref(), Some(want), "{cmap}");
+    }
+    // Widths by CID cannot be followed through such a CMap: PDFium reads the page.
+    let with_w = font.replace("/Supplement 1 >>", "/Supplement 1 >> /W [1 [500]]");
+    let bytes = pdf(
+        &[3],
+        &[
+            (&page(4, ""), None),
+            ("<< /Length LEN >>", Some(content)),
+            (&with_w, None),
+        ],
+    );
+    assert!(text(&bytes).is_none());
+}
