@@ -44,6 +44,15 @@ pub fn find(lines: &[Line]) -> Vec<(Range<usize>, Table)> {
             .flatten()
         {
             Some(table) => {
+                // The lines trimmed off the top (a table of other columns just above, run
+                // into this one over a gap no wider than its rows') are searched on their own.
+                if start > i + 2 {
+                    out.extend(
+                        find(&lines[i..start])
+                            .into_iter()
+                            .map(|(r, t)| (r.start + i..r.end + i, t)),
+                    );
+                }
                 out.push((start..end, table));
                 i = end;
             }
@@ -238,10 +247,11 @@ fn build(lines: &[Line]) -> Option<Table> {
     // Where rows are set apart by padding, the lines at the leading must look like wrapped
     // cells (most leave a cell empty or carry a cell on in lower case), not like rows grouped
     // by extra space between the groups.
-    let leading = two_pitches(&raw.iter().map(|r| r.0).collect::<Vec<f32>>()).filter(|&l| {
+    let baselines: Vec<f32> = raw.iter().map(|r| r.0).collect();
+    let leading = two_pitches(&baselines, size).filter(|&l| {
         let wrapped: Vec<bool> = raw
             .windows(2)
-            .filter(|w| w[1].0 - w[0].0 <= 1.15 * l)
+            .filter(|w| w[1].0 - w[0].0 <= l)
             .map(|w| {
                 let cells = &w[1].1;
                 filled(cells) < cols
@@ -269,7 +279,7 @@ fn build(lines: &[Line]) -> Option<Table> {
                 // Rows set apart by cell padding: a line at the text's own leading is the
                 // next line of the row's cells, even when it fills every column (narrow cells
                 // each wrapped over several lines).
-                Some(leading) => pitch <= 1.15 * leading,
+                Some(leading) => pitch <= leading,
                 None => {
                     n < cols
                         && (cells[0].is_empty()
@@ -371,22 +381,38 @@ fn build(lines: &[Line]) -> Option<Table> {
     Some(Table { header_rows, rows })
 }
 
-/// The text's own leading, when a candidate's line pitches fall in two groups: the leading
-/// (the lines of a wrapped cell) and, at least twice and 1.3 times or more as far, the rows
-/// (cell padding or paragraph spacing between them), with no pitch in between. `None` when
-/// the lines are all about one pitch apart or the pitches do not separate cleanly.
-fn two_pitches(baselines: &[f32]) -> Option<f32> {
-    let pitches: Vec<f32> = baselines
+/// The longest pitch of a line to the next that is still the text's own leading, when a
+/// candidate's line pitches fall in two groups: the leading (the lines of a wrapped cell)
+/// and, at least twice, the rows (cell padding or paragraph spacing between them), with no
+/// pitch in between. The rows are 1.3 times the leading or more apart, or (a browser's few
+/// points of cell padding under a leading of 1.5) a clean step of a quarter em or more above
+/// it, twice as wide as the leading's own spread. `None` when the lines are all about one
+/// pitch apart or the pitches do not separate cleanly.
+fn two_pitches(baselines: &[f32], size: f32) -> Option<f32> {
+    let mut pitches: Vec<f32> = baselines
         .windows(2)
         .map(|w| w[1] - w[0])
         .filter(|p| *p > 0.0)
         .collect();
-    let short = pitches.iter().copied().reduce(f32::min)?;
+    pitches.sort_by(f32::total_cmp);
+    let short = *pitches.first()?;
     let long = pitches.iter().filter(|p| **p >= 1.3 * short).count();
     let clean = pitches
         .iter()
         .all(|p| *p <= 1.15 * short || *p >= 1.3 * short);
-    (long >= 2 && long < pitches.len() && clean).then_some(short)
+    if long >= 2 && long < pitches.len() && clean {
+        return Some(1.15 * short);
+    }
+    // The widest step between consecutive pitches, with two or more pitches above it.
+    let (k, step) = pitches
+        .windows(2)
+        .enumerate()
+        .take(pitches.len().saturating_sub(2))
+        .map(|(k, w)| (k, w[1] - w[0]))
+        .max_by(|a, b| a.1.total_cmp(&b.1))?;
+    let spread = pitches[k] - short;
+    (step >= 0.25 * size && step >= 2.0 * spread && spread <= 0.1 * short)
+        .then_some(pitches[k] + step / 2.0)
 }
 
 /// The widest space between two words of a line.
@@ -719,6 +745,87 @@ mod tests {
                 vec!["Sot hal", "Vio strouck", "Shi oreand"],
             ]
         );
+    }
+
+    #[test]
+    fn wrapped_lines_a_few_points_closer_than_rows_continue_them() {
+        // A browser's table: rows 18.75 pt apart (a leading of 15 pt and 2 pt of padding
+        // above and below each cell), the wrapped lines of a row at the leading. A row's
+        // second line fills every column and starts with a number, and the leading is not
+        // 1.3 times shorter than the rows' pitch.
+        let lines = vec![
+            line(0.0, &[(0.0, "Seff"), (80.0, "Hea"), (160.0, "Cleaft")]),
+            line(18.75, &[(0.0, "Steal"), (80.0, "2,558"), (160.0, "Greck")]),
+            line(
+                37.5,
+                &[(0.0, "Frengvick"), (80.0, "Ral rur"), (160.0, "Griet")],
+            ),
+            line(
+                52.5,
+                &[(0.0, "89.0%"), (80.0, "frengvick"), (160.0, "wonddouck")],
+            ),
+            line(67.5, &[(160.0, "plionglung")]),
+            line(
+                86.25,
+                &[(0.0, "Nis broff"), (80.0, "Staing"), (160.0, "Fa")],
+            ),
+            line(
+                105.0,
+                &[(0.0, "Wiong"), (80.0, "Dra"), (160.0, "Fiour keack")],
+            ),
+            line(120.0, &[(0.0, "2410")]),
+        ];
+        let found = find(&lines);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            texts(&found[0].1),
+            vec![
+                vec!["Seff", "Hea", "Cleaft"],
+                vec!["Steal", "2,558", "Greck"],
+                vec![
+                    "Frengvick 89.0%",
+                    "Ral rur frengvick",
+                    "Griet wonddouck plionglung"
+                ],
+                vec!["Nis broff", "Staing", "Fa"],
+                vec!["Wiong 2410", "Dra", "Fiour keack"],
+            ]
+        );
+    }
+
+    #[test]
+    fn a_table_just_above_a_table_of_other_columns_is_found_too() {
+        // A three-column table and, closer below it than a blank line, a four-column table
+        // whose columns run over the first one's white columns: the candidate runs through
+        // both, and trimming it to the longer table leaves the first one to be found alone.
+        let mut lines = vec![
+            line(0.0, &[(0.0, "Wa Ram"), (80.0, "Kea"), (160.0, "Dreal")]),
+            line(
+                18.0,
+                &[(0.0, "Cespuhiet"), (80.0, "51.2 griet"), (160.0, "66,506")],
+            ),
+            line(
+                36.0,
+                &[(0.0, "Tosdriot"), (80.0, "68.9% griet"), (160.0, "34,318")],
+            ),
+            line(54.0, &[(0.0, "4427"), (80.0, "32,995"), (160.0, "17.0")]),
+        ];
+        for k in 0..8 {
+            lines.push(line(
+                72.0 + 18.0 * k as f32,
+                &[
+                    (0.0, "59.7% gibind kon"),
+                    (105.0, "Dritsain Kea"),
+                    (235.0, "Trefffieaff"),
+                    (330.0, "Griet"),
+                ],
+            ));
+        }
+        let found = find(&lines);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found[0].0, 0..4);
+        assert_eq!(texts(&found[0].1)[3], vec!["4427", "32,995", "17.0"]);
+        assert_eq!(found[1].0, 4..12);
     }
 
     #[test]
