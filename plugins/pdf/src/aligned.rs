@@ -386,8 +386,8 @@ fn build(lines: &[Line]) -> Option<Table> {
 /// and, at least twice, the rows (cell padding or paragraph spacing between them), with no
 /// pitch in between. The rows are 1.3 times the leading or more apart, or (a browser's few
 /// points of cell padding under a leading of 1.5) a clean step of a quarter em or more above
-/// it, twice as wide as the leading's own spread. `None` when the lines are all about one
-/// pitch apart or the pitches do not separate cleanly.
+/// it, at least as wide as the rows' own spread and twice the leading's. `None` when the lines
+/// are all about one pitch apart or the pitches do not separate cleanly.
 fn two_pitches(baselines: &[f32], size: f32) -> Option<f32> {
     let mut pitches: Vec<f32> = baselines
         .windows(2)
@@ -411,7 +411,10 @@ fn two_pitches(baselines: &[f32], size: f32) -> Option<f32> {
         .map(|(k, w)| (k, w[1] - w[0]))
         .max_by(|a, b| a.1.total_cmp(&b.1))?;
     let spread = pitches[k] - short;
-    (step >= 0.25 * size && step >= 2.0 * spread && spread <= 0.1 * short)
+    // The rows' pitches no further apart than the step (a list's items and the rows of a
+    // table under it are not one table's rows).
+    let rows_spread = pitches[pitches.len() - 1] - pitches[k + 1];
+    (step >= 0.25 * size && step >= 2.0 * spread && spread <= 0.1 * short && rows_spread <= step)
         .then_some(pitches[k] + step / 2.0)
 }
 
@@ -791,6 +794,46 @@ mod tests {
                 vec!["Wiong 2410", "Dra", "Fiour keack"],
             ]
         );
+    }
+
+    #[test]
+    fn a_list_just_above_a_table_is_not_read_as_wrapped_rows() {
+        // A bulleted list (items 17.6 pt apart, wrapped lines and the item after a nested
+        // one 14.3 pt) just above a two-column table with rows 20.3 pt apart: a clean step
+        // between the shortest pitches, but the longer ones are no one row pitch, so the
+        // lines at the shortest are not taken for wrapped cells (which would hide the list's
+        // column of bullets among fewer rows).
+        let lines = vec![
+            line(
+                0.0,
+                &[(0.0, "•"), (36.0, "Thaindrol saind gounclastwaff stikieff gidrieffpril biecksho vier brumourde fiot")],
+            ),
+            line(14.3, &[(20.0, "brustspaing frutang biedeackpai duftfiim")]),
+            line(
+                31.9,
+                &[(0.0, "•"), (36.0, "Briotshufeaft floul cleas prouffreatut gio jingplift frutang shout cheafieand")],
+            ),
+            line(46.2, &[(20.0, "spalfrou tral val")]),
+            line(
+                63.8,
+                &[(0.0, "•"), (20.0, "•"), (56.0, "Vouvies frul coundcleng")],
+            ),
+            line(81.4, &[(20.0, "•"), (56.0, "Long daift flast shieck?")]),
+            line(
+                95.7,
+                &[(0.0, "•"), (36.0, "Stiot bri drieckshis hatspond reaff fricktrim fraclock")],
+            ),
+            line(121.8, &[(22.0, "Woum"), (277.0, "Gidrieffpril Kock")]),
+            line(142.1, &[(22.0, "Col"), (277.0, "Gounclastwaff spiestfu")]),
+            line(
+                162.4,
+                &[(22.0, "Theaff fraclock"), (277.0, "Friomchiond plio")],
+            ),
+            line(182.7, &[(22.0, "Pou"), (277.0, "87.1")]),
+            line(203.0, &[(22.0, "Prolwaft speack"), (277.0, "58,508")]),
+        ];
+        let found = find(&lines);
+        assert!(found.iter().all(|(r, _)| r.start >= 7), "{found:?}");
     }
 
     #[test]
