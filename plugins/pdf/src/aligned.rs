@@ -248,21 +248,26 @@ fn build(lines: &[Line]) -> Option<Table> {
     // cells (most leave a cell empty or carry a cell on in lower case), not like rows grouped
     // by extra space between the groups.
     let baselines: Vec<f32> = raw.iter().map(|r| r.0).collect();
-    let leading = two_pitches(&baselines, size).filter(|&l| {
-        let wrapped: Vec<bool> = raw
-            .windows(2)
-            .filter(|w| w[1].0 - w[0].0 <= l)
-            .map(|w| {
-                let cells = &w[1].1;
-                filled(cells) < cols
-                    || cells
-                        .iter()
-                        .filter_map(|c| c.first())
-                        .any(|w| w.text.starts_with(char::is_lowercase))
-            })
-            .collect();
-        wrapped.iter().filter(|w| **w).count() * 2 >= wrapped.len()
-    });
+    // Over a step of a few points (not 1.3 times), most of those lines must leave a cell
+    // empty: rows of lower-case cells grouped by a little extra space are rows.
+    let leading = two_pitches(&baselines, size)
+        .filter(|&(l, step)| {
+            let wrapped: Vec<bool> = raw
+                .windows(2)
+                .filter(|w| w[1].0 - w[0].0 <= l)
+                .map(|w| {
+                    let cells = &w[1].1;
+                    filled(cells) < cols
+                        || !step
+                            && cells
+                                .iter()
+                                .filter_map(|c| c.first())
+                                .any(|w| w.text.starts_with(char::is_lowercase))
+                })
+                .collect();
+            wrapped.iter().filter(|w| **w).count() * 2 >= wrapped.len()
+        })
+        .map(|(l, _)| l);
     let mut rows: Vec<Vec<Vec<&Word>>> = Vec::new();
     let mut prev_base = f32::NEG_INFINITY;
     for (base, cells) in raw {
@@ -387,8 +392,9 @@ fn build(lines: &[Line]) -> Option<Table> {
 /// pitch in between. The rows are 1.3 times the leading or more apart, or (a browser's few
 /// points of cell padding under a leading of 1.5) a clean step of a quarter em or more above
 /// it, at least as wide as the rows' own spread and twice the leading's. `None` when the lines
-/// are all about one pitch apart or the pitches do not separate cleanly.
-fn two_pitches(baselines: &[f32], size: f32) -> Option<f32> {
+/// are all about one pitch apart or the pitches do not separate cleanly. With it, whether it
+/// is the step of a few points.
+fn two_pitches(baselines: &[f32], size: f32) -> Option<(f32, bool)> {
     let mut pitches: Vec<f32> = baselines
         .windows(2)
         .map(|w| w[1] - w[0])
@@ -401,7 +407,7 @@ fn two_pitches(baselines: &[f32], size: f32) -> Option<f32> {
         .iter()
         .all(|p| *p <= 1.15 * short || *p >= 1.3 * short);
     if long >= 2 && long < pitches.len() && clean {
-        return Some(1.15 * short);
+        return Some((1.15 * short, false));
     }
     // The widest step between consecutive pitches, with two or more pitches above it.
     let (k, step) = pitches
@@ -415,7 +421,7 @@ fn two_pitches(baselines: &[f32], size: f32) -> Option<f32> {
     // table under it are not one table's rows).
     let rows_spread = pitches[pitches.len() - 1] - pitches[k + 1];
     (step >= 0.25 * size && step >= 2.0 * spread && spread <= 0.1 * short && rows_spread <= step)
-        .then_some(pitches[k] + step / 2.0)
+        .then_some((pitches[k] + step / 2.0, true))
 }
 
 /// The widest space between two words of a line.
@@ -962,6 +968,33 @@ mod tests {
         let found = find(&lines);
         assert_eq!(found.len(), 1);
         assert_eq!(texts(&found[0].1).len(), 6);
+    }
+
+    #[test]
+    fn lower_case_rows_grouped_by_a_few_points_stay_apart() {
+        // A data sheet's pairs of lower-case names and values, 12 pt apart in groups with 3 pt
+        // more between the groups: a clean step of a quarter em, but the lines at the shorter
+        // pitch fill every cell, as rows do.
+        let pairs = [
+            ("uitgaand toerental", "135 r/min"),
+            ("uitgaand koppel", "10,31 Nm"),
+            ("belastbaarheid", "3,4"),
+            ("beschermingsklasse", "IP55"),
+            ("temperatuurklasse", "F"),
+            ("motorbeveiliging", "thermocontact NC"),
+            ("inbouwpositie", "A"),
+            ("kleur", "niet gelakt"),
+            ("koeling", "eigen koeling"),
+        ];
+        let mut y = 0.0;
+        let mut lines = Vec::new();
+        for (k, (name, value)) in pairs.iter().enumerate() {
+            lines.push(line(y, &[(0.0, name), (150.0, value)]));
+            y += if k % 3 == 2 { 15.0 } else { 12.0 };
+        }
+        let found = find(&lines);
+        assert_eq!(found.len(), 1);
+        assert_eq!(texts(&found[0].1).len(), 9, "{:?}", texts(&found[0].1));
     }
 
     #[test]
