@@ -44,6 +44,15 @@ pub fn find(lines: &[Line]) -> Vec<(Range<usize>, Table)> {
             .flatten()
         {
             Some(table) => {
+                // The lines trimmed off the top (a table of other columns just above, run
+                // into this one over a gap no wider than its rows') are searched on their own.
+                if start > i + 2 {
+                    out.extend(
+                        find(&lines[i..start])
+                            .into_iter()
+                            .map(|(r, t)| (r.start + i..r.end + i, t)),
+                    );
+                }
                 out.push((start..end, table));
                 i = end;
             }
@@ -238,21 +247,27 @@ fn build(lines: &[Line]) -> Option<Table> {
     // Where rows are set apart by padding, the lines at the leading must look like wrapped
     // cells (most leave a cell empty or carry a cell on in lower case), not like rows grouped
     // by extra space between the groups.
-    let leading = two_pitches(&raw.iter().map(|r| r.0).collect::<Vec<f32>>()).filter(|&l| {
-        let wrapped: Vec<bool> = raw
-            .windows(2)
-            .filter(|w| w[1].0 - w[0].0 <= 1.15 * l)
-            .map(|w| {
-                let cells = &w[1].1;
-                filled(cells) < cols
-                    || cells
-                        .iter()
-                        .filter_map(|c| c.first())
-                        .any(|w| w.text.starts_with(char::is_lowercase))
-            })
-            .collect();
-        wrapped.iter().filter(|w| **w).count() * 2 >= wrapped.len()
-    });
+    let baselines: Vec<f32> = raw.iter().map(|r| r.0).collect();
+    // Over a step of a few points (not 1.3 times), most of those lines must leave a cell
+    // empty: rows of lower-case cells grouped by a little extra space are rows.
+    let leading = two_pitches(&baselines, size)
+        .filter(|&(l, step)| {
+            let wrapped: Vec<bool> = raw
+                .windows(2)
+                .filter(|w| w[1].0 - w[0].0 <= l)
+                .map(|w| {
+                    let cells = &w[1].1;
+                    filled(cells) < cols
+                        || !step
+                            && cells
+                                .iter()
+                                .filter_map(|c| c.first())
+                                .any(|w| w.text.starts_with(char::is_lowercase))
+                })
+                .collect();
+            wrapped.iter().filter(|w| **w).count() * 2 >= wrapped.len()
+        })
+        .map(|(l, _)| l);
     let mut rows: Vec<Vec<Vec<&Word>>> = Vec::new();
     let mut prev_base = f32::NEG_INFINITY;
     for (base, cells) in raw {
@@ -269,7 +284,7 @@ fn build(lines: &[Line]) -> Option<Table> {
                 // Rows set apart by cell padding: a line at the text's own leading is the
                 // next line of the row's cells, even when it fills every column (narrow cells
                 // each wrapped over several lines).
-                Some(leading) => pitch <= 1.15 * leading,
+                Some(leading) => pitch <= leading,
                 None => {
                     n < cols
                         && (cells[0].is_empty()
@@ -371,22 +386,42 @@ fn build(lines: &[Line]) -> Option<Table> {
     Some(Table { header_rows, rows })
 }
 
-/// The text's own leading, when a candidate's line pitches fall in two groups: the leading
-/// (the lines of a wrapped cell) and, at least twice and 1.3 times or more as far, the rows
-/// (cell padding or paragraph spacing between them), with no pitch in between. `None` when
-/// the lines are all about one pitch apart or the pitches do not separate cleanly.
-fn two_pitches(baselines: &[f32]) -> Option<f32> {
-    let pitches: Vec<f32> = baselines
+/// The longest pitch of a line to the next that is still the text's own leading, when a
+/// candidate's line pitches fall in two groups: the leading (the lines of a wrapped cell)
+/// and, at least twice, the rows (cell padding or paragraph spacing between them), with no
+/// pitch in between. The rows are 1.3 times the leading or more apart, or (a browser's few
+/// points of cell padding under a leading of 1.5) a clean step of a quarter em or more above
+/// it, at least as wide as the rows' own spread and twice the leading's. `None` when the lines
+/// are all about one pitch apart or the pitches do not separate cleanly. With it, whether it
+/// is the step of a few points.
+fn two_pitches(baselines: &[f32], size: f32) -> Option<(f32, bool)> {
+    let mut pitches: Vec<f32> = baselines
         .windows(2)
         .map(|w| w[1] - w[0])
         .filter(|p| *p > 0.0)
         .collect();
-    let short = pitches.iter().copied().reduce(f32::min)?;
+    pitches.sort_by(f32::total_cmp);
+    let short = *pitches.first()?;
     let long = pitches.iter().filter(|p| **p >= 1.3 * short).count();
     let clean = pitches
         .iter()
         .all(|p| *p <= 1.15 * short || *p >= 1.3 * short);
-    (long >= 2 && long < pitches.len() && clean).then_some(short)
+    if long >= 2 && long < pitches.len() && clean {
+        return Some((1.15 * short, false));
+    }
+    // The widest step between consecutive pitches, with two or more pitches above it.
+    let (k, step) = pitches
+        .windows(2)
+        .enumerate()
+        .take(pitches.len().saturating_sub(2))
+        .map(|(k, w)| (k, w[1] - w[0]))
+        .max_by(|a, b| a.1.total_cmp(&b.1))?;
+    let spread = pitches[k] - short;
+    // The rows' pitches no further apart than the step (a list's items and the rows of a
+    // table under it are not one table's rows).
+    let rows_spread = pitches[pitches.len() - 1] - pitches[k + 1];
+    (step >= 0.25 * size && step >= 2.0 * spread && spread <= 0.1 * short && rows_spread <= step)
+        .then_some((pitches[k] + step / 2.0, true))
 }
 
 /// The widest space between two words of a line.
@@ -722,6 +757,127 @@ mod tests {
     }
 
     #[test]
+    fn wrapped_lines_a_few_points_closer_than_rows_continue_them() {
+        // A browser's table: rows 18.75 pt apart (a leading of 15 pt and 2 pt of padding
+        // above and below each cell), the wrapped lines of a row at the leading. A row's
+        // second line fills every column and starts with a number, and the leading is not
+        // 1.3 times shorter than the rows' pitch.
+        let lines = vec![
+            line(0.0, &[(0.0, "Seff"), (80.0, "Hea"), (160.0, "Cleaft")]),
+            line(18.75, &[(0.0, "Steal"), (80.0, "2,558"), (160.0, "Greck")]),
+            line(
+                37.5,
+                &[(0.0, "Frengvick"), (80.0, "Ral rur"), (160.0, "Griet")],
+            ),
+            line(
+                52.5,
+                &[(0.0, "89.0%"), (80.0, "frengvick"), (160.0, "wonddouck")],
+            ),
+            line(67.5, &[(160.0, "plionglung")]),
+            line(
+                86.25,
+                &[(0.0, "Nis broff"), (80.0, "Staing"), (160.0, "Fa")],
+            ),
+            line(
+                105.0,
+                &[(0.0, "Wiong"), (80.0, "Dra"), (160.0, "Fiour keack")],
+            ),
+            line(120.0, &[(0.0, "2410")]),
+        ];
+        let found = find(&lines);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            texts(&found[0].1),
+            vec![
+                vec!["Seff", "Hea", "Cleaft"],
+                vec!["Steal", "2,558", "Greck"],
+                vec![
+                    "Frengvick 89.0%",
+                    "Ral rur frengvick",
+                    "Griet wonddouck plionglung"
+                ],
+                vec!["Nis broff", "Staing", "Fa"],
+                vec!["Wiong 2410", "Dra", "Fiour keack"],
+            ]
+        );
+    }
+
+    #[test]
+    fn a_list_just_above_a_table_is_not_read_as_wrapped_rows() {
+        // A bulleted list (items 17.6 pt apart, wrapped lines and the item after a nested
+        // one 14.3 pt) just above a two-column table with rows 20.3 pt apart: a clean step
+        // between the shortest pitches, but the longer ones are no one row pitch, so the
+        // lines at the shortest are not taken for wrapped cells (which would hide the list's
+        // column of bullets among fewer rows).
+        let lines = vec![
+            line(
+                0.0,
+                &[(0.0, "•"), (36.0, "Thaindrol saind gounclastwaff stikieff gidrieffpril biecksho vier brumourde fiot")],
+            ),
+            line(14.3, &[(20.0, "brustspaing frutang biedeackpai duftfiim")]),
+            line(
+                31.9,
+                &[(0.0, "•"), (36.0, "Briotshufeaft floul cleas prouffreatut gio jingplift frutang shout cheafieand")],
+            ),
+            line(46.2, &[(20.0, "spalfrou tral val")]),
+            line(
+                63.8,
+                &[(0.0, "•"), (20.0, "•"), (56.0, "Vouvies frul coundcleng")],
+            ),
+            line(81.4, &[(20.0, "•"), (56.0, "Long daift flast shieck?")]),
+            line(
+                95.7,
+                &[(0.0, "•"), (36.0, "Stiot bri drieckshis hatspond reaff fricktrim fraclock")],
+            ),
+            line(121.8, &[(22.0, "Woum"), (277.0, "Gidrieffpril Kock")]),
+            line(142.1, &[(22.0, "Col"), (277.0, "Gounclastwaff spiestfu")]),
+            line(
+                162.4,
+                &[(22.0, "Theaff fraclock"), (277.0, "Friomchiond plio")],
+            ),
+            line(182.7, &[(22.0, "Pou"), (277.0, "87.1")]),
+            line(203.0, &[(22.0, "Prolwaft speack"), (277.0, "58,508")]),
+        ];
+        let found = find(&lines);
+        assert!(found.iter().all(|(r, _)| r.start >= 7), "{found:?}");
+    }
+
+    #[test]
+    fn a_table_just_above_a_table_of_other_columns_is_found_too() {
+        // A three-column table and, closer below it than a blank line, a four-column table
+        // whose columns run over the first one's white columns: the candidate runs through
+        // both, and trimming it to the longer table leaves the first one to be found alone.
+        let mut lines = vec![
+            line(0.0, &[(0.0, "Wa Ram"), (80.0, "Kea"), (160.0, "Dreal")]),
+            line(
+                18.0,
+                &[(0.0, "Cespuhiet"), (80.0, "51.2 griet"), (160.0, "66,506")],
+            ),
+            line(
+                36.0,
+                &[(0.0, "Tosdriot"), (80.0, "68.9% griet"), (160.0, "34,318")],
+            ),
+            line(54.0, &[(0.0, "4427"), (80.0, "32,995"), (160.0, "17.0")]),
+        ];
+        for k in 0..8 {
+            lines.push(line(
+                72.0 + 18.0 * k as f32,
+                &[
+                    (0.0, "59.7% gibind kon"),
+                    (105.0, "Dritsain Kea"),
+                    (235.0, "Trefffieaff"),
+                    (330.0, "Griet"),
+                ],
+            ));
+        }
+        let found = find(&lines);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found[0].0, 0..4);
+        assert_eq!(texts(&found[0].1)[3], vec!["4427", "32,995", "17.0"]);
+        assert_eq!(found[1].0, 4..12);
+    }
+
+    #[test]
     fn a_list_just_above_a_table_is_not_part_of_it() {
         // Items of a numbered list (one holding a nested list) just above a five-column table:
         // their markers line up with the table's first column, so the candidate starts at the
@@ -812,6 +968,33 @@ mod tests {
         let found = find(&lines);
         assert_eq!(found.len(), 1);
         assert_eq!(texts(&found[0].1).len(), 6);
+    }
+
+    #[test]
+    fn lower_case_rows_grouped_by_a_few_points_stay_apart() {
+        // A data sheet's pairs of lower-case names and values, 12 pt apart in groups with 3 pt
+        // more between the groups: a clean step of a quarter em, but the lines at the shorter
+        // pitch fill every cell, as rows do.
+        let pairs = [
+            ("uitgaand toerental", "135 r/min"),
+            ("uitgaand koppel", "10,31 Nm"),
+            ("belastbaarheid", "3,4"),
+            ("beschermingsklasse", "IP55"),
+            ("temperatuurklasse", "F"),
+            ("motorbeveiliging", "thermocontact NC"),
+            ("inbouwpositie", "A"),
+            ("kleur", "niet gelakt"),
+            ("koeling", "eigen koeling"),
+        ];
+        let mut y = 0.0;
+        let mut lines = Vec::new();
+        for (k, (name, value)) in pairs.iter().enumerate() {
+            lines.push(line(y, &[(0.0, name), (150.0, value)]));
+            y += if k % 3 == 2 { 15.0 } else { 12.0 };
+        }
+        let found = find(&lines);
+        assert_eq!(found.len(), 1);
+        assert_eq!(texts(&found[0].1).len(), 9, "{:?}", texts(&found[0].1));
     }
 
     #[test]

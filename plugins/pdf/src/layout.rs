@@ -612,12 +612,21 @@ fn is_gutter(left: &[&Item], right: &[&Item], size: f32) -> bool {
                     && !text_parts(&part(&|r| r.x1 <= a), &part(&|r| r.x0 >= b))
             })
     };
+    // Text on a side, and lines that start afresh at unrelated heights on the two: columns,
+    // even when the other side is split by a white column (a table set in one column of a
+    // page of three, beside the prose of the next: its rows start where the prose's lines
+    // do not, where a table across the gutter starts each row on both sides together).
+    let text_beside = |text: &SideStats, other: &SideStats| {
+        text.baselines.len() >= 3
+            && other.baselines.len() >= 3
+            && text.is_text()
+            && independent(text, other, size)
+    };
+    if text_beside(&l, &r) || text_beside(&r, &l) {
+        return true;
+    }
     if split(left) || split(right) {
         return false;
-    }
-    // Text on a side, and lines that start afresh at unrelated heights on the two: columns.
-    if lb.len().min(rb.len()) >= 3 && (l.is_text() || r.is_text()) && independent(&l, &r, size) {
-        return true;
     }
     // Same baselines on both sides: prose columns have long lines, tables short cells. Narrow
     // columns of prose (three to a page) have lines of few characters but still of several
@@ -947,6 +956,51 @@ mod tests {
         assert_eq!(lines[first + 4].as_str(), "2. Fromgrion", "{got:?}");
         assert!(
             lines[0].starts_with("and the prose") && lines[1].starts_with("Another sentence"),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn a_table_in_one_column_beside_prose_is_its_own_column() {
+        // A two-column table (rows 18 pt apart) set in the left of two CSS columns, beside
+        // the prose of the right one (lines 12 pt apart): the table's own column gap runs
+        // through the whole left side, but the prose starts its sentences at heights where no
+        // row starts, as the next column of a page does.
+        let mut items = Vec::new();
+        let rows = [
+            ["Name", "Count"],
+            ["Alpha", "12,345"],
+            ["Gamma delta", "678"],
+            ["Epsilon", "9,012"],
+            ["Zeta", "3.5"],
+        ];
+        for (k, cells) in rows.iter().enumerate() {
+            let y = 18.0 * k as f32;
+            items.push(run(0.0, y, cells[0]));
+            items.push(run(120.0, y, cells[1]));
+        }
+        for k in 0..12 {
+            let y = 12.0 * k as f32;
+            let text = if k % 3 == 1 {
+                "Then a new sentence starts"
+            } else {
+                "and the prose goes on and on"
+            };
+            items.push(run(200.0, y, text));
+        }
+        let (table, prose): (Vec<&Item>, Vec<&Item>) =
+            items.iter().partition(|i| i.rect().x1 <= 175.0);
+        assert!(is_gutter(&table, &prose, 10.0));
+        let got = texts(&regions(items.clone()));
+        let lines: Vec<&String> = got.iter().flatten().collect();
+        assert!(
+            lines.iter().any(|l| l.as_str() == "Alpha 12,345"),
+            "{got:?}"
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.as_str() == "Then a new sentence starts"),
             "{got:?}"
         );
     }
