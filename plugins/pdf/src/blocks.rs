@@ -295,9 +295,27 @@ fn segment(lines: Vec<Line>, geo: &Geometry, style: &DocStyle, paras: &mut Vec<P
         let enumerator = marker.and_then(|m| match m {
             Marker::Bullet => None,
             Marker::Number(e) => {
-                let follows = paras.last().and_then(|p| p.enumerator).is_some_and(|prev| {
-                    prev.delimiter == e.delimiter && prev.number + 1 == e.number
-                });
+                let next_of = |p: &Para| {
+                    p.enumerator.is_some_and(|prev| {
+                        prev.delimiter == e.delimiter && prev.number + 1 == e.number
+                    })
+                };
+                // The item above, or the previous item of its own level across a nested
+                // list in between (the items just above, back to the first that is not an
+                // item, the nearest starting where this line starts).
+                let em = line.size.max(1.0);
+                let follows = paras.last().is_some_and(next_of)
+                    || paras
+                        .iter()
+                        .rev()
+                        .take(LOOKAHEAD)
+                        .take_while(|p| matches!(p.kind, Kind::Item { .. }))
+                        .find(|p| {
+                            p.lines
+                                .first()
+                                .is_some_and(|l| (l.rect.x0 - line.rect.x0).abs() < 0.5 * em)
+                        })
+                        .is_some_and(next_of);
                 let next_below = markers[index + 1..]
                     .iter()
                     .take(LOOKAHEAD)

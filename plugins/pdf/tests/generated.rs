@@ -1321,6 +1321,54 @@ fn indented_items_are_nested_lists() {
 }
 
 #[test]
+fn the_last_item_after_a_nested_list_continues_its_own_level() {
+    // A numbered list whose last item follows a nested list and ends the list, as a browser
+    // prints it (marker and text a narrow gap apart): its number is the next of the outer
+    // level, three items up, not of the nested item just above it.
+    let mut page = Page::default();
+    let lines = [
+        (72.0, "4. Fourth item of the outer list"),
+        (72.0, "5. Fifth item of the outer list"),
+        (96.0, "1. First nested item"),
+        (96.0, "2. Second nested item"),
+        (72.0, "6. Sixth and last item of the outer list?"),
+    ];
+    for (i, (x, s)) in lines.iter().enumerate() {
+        page.texts.push(text(*x, 700.0 - i as f32 * 14.0, 11.0, s));
+    }
+    page.texts.push(text(
+        72.0,
+        700.0 - 5.0 * 14.0 - 10.0,
+        11.0,
+        "A paragraph of running text follows the list and ends the page here.",
+    ));
+    let doc = convert(&pdf(&[page], None));
+    let mut lists = Vec::new();
+    lists_with_depth(&doc.parts[0].blocks, 0, &mut lists);
+    assert_eq!(
+        lists,
+        vec![
+            (
+                0,
+                true,
+                vec![
+                    "Fourth item of the outer list".into(),
+                    "Fifth item of the outer list".into(),
+                    "Sixth and last item of the outer list?".into()
+                ]
+            ),
+            (
+                1,
+                true,
+                vec!["First nested item".into(), "Second nested item".into()]
+            ),
+        ],
+        "{:#?}",
+        doc.parts[0].blocks
+    );
+}
+
+#[test]
 fn an_item_that_starts_with_a_nested_list_keeps_both_numbers_out_of_its_text() {
     // "9   1   Text": item 9's content begins with a nested list (as reportlab sets it).
     let mut page = Page::default();
