@@ -376,6 +376,43 @@ impl<'d, 'a> Interp<'d, 'a> {
         self.transform.point(x as f32, y as f32)
     }
 
+    /// The text matrix when it is upright: rotated, skewed or mirrored text goes through
+    /// PDFium.
+    fn upright_text_matrix(&self) -> R<M> {
+        let m = self.text_matrix();
+        let [a, b, c, d, _, _] = m.0;
+        if b.abs() > 1e-6 * a.abs()
+            || c.abs() > 1e-6 * d.abs()
+            || a.is_nan()
+            || d.is_nan()
+            || a <= 0.0
+            || d <= 0.0
+        {
+            return Err(Fail(line!()));
+        }
+        Ok(m)
+    }
+
+    /// A glyph's writing direction (quarter turns in display space) and its effective size
+    /// (`vertical_scale`, the font size times the matrix's vertical scale, or the box's height
+    /// where that is degenerate); a box that is not finite fails the page.
+    fn glyph_frame(&self, rect: &Rect, vertical_scale: f64) -> R<(u8, f32)> {
+        if !(rect.x0.is_finite()
+            && rect.y0.is_finite()
+            && rect.x1.is_finite()
+            && rect.y1.is_finite())
+        {
+            return Err(Fail(line!()));
+        }
+        let dd = (-90.0 * f32::from(self.transform.quarter_turns)).rem_euclid(360.0);
+        let dir = (((dd + 45.0) / 90.0).floor() as u8) % 4;
+        let mut size = vertical_scale.abs() as f32;
+        if !size.is_finite() || size <= 0.1 {
+            size = rect.height().max(1.0);
+        }
+        Ok((dir, size))
+    }
+
     /// A text-showing operator: glyphs of its strings, moved by its numbers.
     fn show(&mut self, items: &[Obj]) -> R<()> {
         let font = self.gs.font.clone().ok_or(Fail(line!()))?;
@@ -454,18 +491,8 @@ impl<'d, 'a> Interp<'d, 'a> {
         first_in_object: bool,
         kerning: Option<f64>,
     ) -> R<()> {
-        let m = self.text_matrix();
-        let [a, b, c, d, _, _] = m.0;
-        // Upright text only: rotated, skewed or mirrored text goes through PDFium.
-        if b.abs() > 1e-6 * a.abs()
-            || c.abs() > 1e-6 * d.abs()
-            || a.is_nan()
-            || d.is_nan()
-            || a <= 0.0
-            || d <= 0.0
-        {
-            return Err(Fail(line!()));
-        }
+        let m = self.upright_text_matrix()?;
+        let [a, _, c, d, _, _] = m.0;
         let tfs = self.gs.tfs;
         let (ox, oy) = m.apply(0.0, self.gs.rise);
         let width_user = a * w0 / 1000.0 * tfs;
@@ -536,21 +563,7 @@ impl<'d, 'a> Interp<'d, 'a> {
             top as f32,
         );
         let (origin_x, baseline) = self.display(ox, oy);
-        if !(rect.x0.is_finite()
-            && rect.y0.is_finite()
-            && rect.x1.is_finite()
-            && rect.y1.is_finite())
-        {
-            return Err(Fail(line!()));
-        }
-        let dir = {
-            let dd = (-90.0 * f32::from(self.transform.quarter_turns)).rem_euclid(360.0);
-            (((dd + 45.0) / 90.0).floor() as u8) % 4
-        };
-        let mut size = (tfs * d).abs() as f32;
-        if !size.is_finite() || size <= 0.1 {
-            size = rect.height().max(1.0);
-        }
+        let (dir, size) = self.glyph_frame(&rect, tfs * d)?;
         let (bold, italic) = font.style;
         for ch in text.chars() {
             if ch == ' '
@@ -613,17 +626,8 @@ impl<'d, 'a> Interp<'d, 'a> {
         vy: f64,
         first_in_object: bool,
     ) -> R<()> {
-        let m = self.text_matrix();
-        let [a, b, c, d, _, _] = m.0;
-        if b.abs() > 1e-6 * a.abs()
-            || c.abs() > 1e-6 * d.abs()
-            || a.is_nan()
-            || d.is_nan()
-            || a <= 0.0
-            || d <= 0.0
-        {
-            return Err(Fail(line!()));
-        }
+        let m = self.upright_text_matrix()?;
+        let [a, _, _, d, _, _] = m.0;
         let tfs = self.gs.tfs;
         let (ox, oy) = m.apply(-w0 / 2000.0 * tfs, self.gs.rise - vy / 1000.0 * tfs);
         let scale = a * tfs / 1000.0;
@@ -634,21 +638,7 @@ impl<'d, 'a> Interp<'d, 'a> {
             (oy + f64::from(font.ascent) * scale) as f32,
         );
         let (origin_x, baseline) = self.display(ox, oy);
-        if !(rect.x0.is_finite()
-            && rect.y0.is_finite()
-            && rect.x1.is_finite()
-            && rect.y1.is_finite())
-        {
-            return Err(Fail(line!()));
-        }
-        let dir = {
-            let dd = (-90.0 * f32::from(self.transform.quarter_turns)).rem_euclid(360.0);
-            (((dd + 45.0) / 90.0).floor() as u8) % 4
-        };
-        let mut size = (tfs * d).abs() as f32;
-        if !size.is_finite() || size <= 0.1 {
-            size = rect.height().max(1.0);
-        }
+        let (dir, size) = self.glyph_frame(&rect, tfs * d)?;
         let (bold, italic) = font.style;
         let mut space = first_in_object && !self.out.glyphs.is_empty();
         for ch in text.chars() {
