@@ -352,15 +352,19 @@ fn read_fast_page(
     let (width, height) = transform.display_size();
     let oriented = glyphs::orient(glyphs, width, height);
     let page_area = (width * height).max(1.0);
-    if scan::is_scanned(
-        oriented.body.len(),
-        (page.covered / page_area).min(1.0),
-        page.has_graphics,
-    ) {
+    // A scanned page goes to PDFium when OCR is on (it renders the page); with OCR off it
+    // is its image and a warning, read here as on any page.
+    if ctx.ocr_enabled()
+        && scan::is_scanned(
+            oriented.body.len(),
+            (page.covered / page_area).min(1.0),
+            page.has_graphics,
+        )
+    {
         return Ok(None);
     }
-    // Images: those the budget will embed must be JPEGs passed through as stored (PDFium
-    // decodes every other kind).
+    // Images: those the budget will embed must be JPEGs passed through as stored, or grey or
+    // RGB samples the fast path decodes (PDFium decodes every other kind).
     // Nothing is counted or warned about until every image to embed has its bytes; `None`
     // is an image over the document's image limit, decided in order as `images::collect` does.
     let max_pixels = ctx.limits.max_image_pixels;
@@ -374,13 +378,18 @@ fn read_fast_page(
         let (w, h) = (img.width.max(0) as u32, img.height.max(0) as u32);
         encoded.push(Some(match images::check_pixels(w, h, max_pixels) {
             Err(reason) => Err(reason),
-            Ok(()) => match fast.jpeg(img) {
-                Some(data) => {
+            Ok(()) => {
+                if let Some(data) = fast.jpeg(img) {
                     kept += 1;
                     Ok((data, "image/jpeg", "jpg", w, h))
+                } else if let Some((pixels, color)) = fast.pixels(img) {
+                    let png = images::encode_pixels(pixels, w, h, color, budget.fit());
+                    kept += u32::from(png.is_ok());
+                    png.map(|(png, w, h)| (png, "image/png", "png", w, h))
+                } else {
+                    return Ok(None);
                 }
-                None => return Ok(None),
-            },
+            }
         }));
     }
     let mut placed = Vec::with_capacity(page.images.len());

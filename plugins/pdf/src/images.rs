@@ -1,7 +1,9 @@
 //! Images placed on a page: where they stand, and their bytes.
 //!
-//! JPEG streams (DCTDecode) are passed through untouched; every other encoding (Flate, JPX,
-//! JBIG2, CCITT, ...) is decoded by PDFium and stored as PNG. The host scales and re-encodes
+//! JPEG streams (DCTDecode) are passed through untouched; grey and RGB samples stored raw or
+//! with Flate are decoded by the fast path (`content`) on the pages it reads; every other
+//! encoding (JPX, JBIG2, CCITT, indexed colour, masked images, ...) is decoded by PDFium; all
+//! but JPEGs are stored as PNG. The host scales and re-encodes
 //! both by the image rules, like images from any other plugin. Limits on count and pixels
 //! are checked before anything is decoded.
 
@@ -35,6 +37,11 @@ impl Budget {
             fit,
             ..Budget::default()
         }
+    }
+
+    /// The box raw pixels are scaled into before encoding, if any.
+    pub fn fit(&self) -> Option<&ImageRules> {
+        self.fit.as_ref()
     }
 }
 
@@ -450,10 +457,25 @@ pub fn encode_bitmap(
             }
         }
     }
+    encode_pixels(pixels, w, h, color, fit)
+}
+
+/// Encodes packed 8-bit pixels (`color` says how many channels: grey, RGB or RGBA) as PNG,
+/// scaled into the `fit` box when they are two or more times too big for it.
+pub fn encode_pixels(
+    pixels: Vec<u8>,
+    w: u32,
+    h: u32,
+    color: image::ExtendedColorType,
+    fit: Option<&ImageRules>,
+) -> Result<(Vec<u8>, u32, u32), String> {
+    let channels = match color {
+        image::ExtendedColorType::L8 => 1,
+        image::ExtendedColorType::Rgb8 => 3,
+        _ => 4,
+    };
     let (pixels, w, h) = fit
-        .and_then(|r| {
-            pixels::shrink_by_areas(&pixels, w, h, out_channels, r.max_width, r.max_height)
-        })
+        .and_then(|r| pixels::shrink_by_areas(&pixels, w, h, channels, r.max_width, r.max_height))
         .unwrap_or((pixels, w, h));
     let mut png = Vec::new();
     image::codecs::png::PngEncoder::new_with_quality(

@@ -341,6 +341,68 @@ impl<'a> FastDoc<'a> {
         let raw = self.doc.bytes.get(image.stream.data.clone())?;
         raw.starts_with(&[0xFF, 0xD8]).then(|| raw.to_vec())
     }
+
+    /// An image's samples as packed 8-bit grey or RGB pixels, when it is one of the kinds
+    /// scanners and PNG-minded writers store: no filter or Flate (with PNG predictors),
+    /// device grey or RGB at 8 bits, or grey at 1 bit, no mask, no `/Decode`: the pixels
+    /// PDFium's raw bitmap holds for them. `None` for anything else (PDFium decodes those). `max_pixels` has been
+    /// checked by the caller; the decoded size is bounded by the stream limit.
+    pub fn pixels(&self, image: &ImageUse) -> Option<(Vec<u8>, image::ExtendedColorType)> {
+        let dict = &image.stream.dict;
+        let get = |k: &[u8]| dict.get(k).and_then(|o| self.doc.resolve(o));
+        if matches!(get(b"ImageMask"), Some(Obj::Bool(true)))
+            || get(b"SMask").is_some()
+            || get(b"Mask").is_some()
+            || get(b"Decode").is_some()
+        {
+            return None;
+        }
+        // Device spaces only: PDFium converts ICC-based and calibrated colour through their
+        // profiles (an ICC RGB scan came out up to 12 levels apart), so those are its own.
+        let channels = match get(b"ColorSpace")?.as_name()? {
+            b"DeviceGray" | b"G" => 1,
+            b"DeviceRGB" | b"RGB" => 3,
+            _ => return None,
+        };
+        let bpc = get(b"BitsPerComponent")?.as_i64()?;
+        if !(bpc == 8 || (bpc == 1 && channels == 1)) {
+            return None;
+        }
+        let (w, h) = (
+            usize::try_from(image.width).ok()?,
+            usize::try_from(image.height).ok()?,
+        );
+        if w == 0 || h == 0 {
+            return None;
+        }
+        let row = (w * channels * bpc as usize).div_ceil(8);
+        let mut data = self.doc.decode(&image.stream)?;
+        // A short stream is left to PDFium, which pads it as it sees fit.
+        if data.len() < row.checked_mul(h)? {
+            return None;
+        }
+        let color = if channels == 1 {
+            image::ExtendedColorType::L8
+        } else {
+            image::ExtendedColorType::Rgb8
+        };
+        if bpc == 8 {
+            data.truncate(row * h);
+            return Some((data, color));
+        }
+        // One bit per pixel, 0 black and 1 white, rows padded to whole bytes.
+        let mut out = Vec::with_capacity(w * h);
+        for r in data.chunks_exact(row).take(h) {
+            out.extend((0..w).map(|x| {
+                if r[x / 8] & (0x80 >> (x % 8)) != 0 {
+                    255
+                } else {
+                    0
+                }
+            }));
+        }
+        Some((out, color))
+    }
 }
 
 #[derive(Default, Clone)]

@@ -433,3 +433,99 @@ fn vertical_writing_in_a_predefined_cmap_is_read() {
     );
     assert!(text(&bytes).is_none());
 }
+
+/// The pixels the fast path decodes from a page drawing one image whose dictionary has
+/// `dict` in it (`/Width 8 /Height 8` given) and whose stream is `data`.
+fn image_pixels(dict: &str, data: &[u8], extra: &[(&str, Option<&[u8]>)]) -> Option<Vec<u8>> {
+    let content = b"q 400 0 0 200 100 300 cm /Im1 Do Q";
+    let image =
+        format!("<< /Type /XObject /Subtype /Image /Width 8 /Height 8 {dict} /Length LEN >>");
+    let page = page(4, "/XObject << /Im1 6 0 R >>");
+    let mut objects: Vec<(&str, Option<&[u8]>)> = vec![
+        (&page, None),
+        ("<< /Length LEN >>", Some(content)),
+        (HELVETICA, None),
+        (&image, Some(data)),
+    ];
+    objects.extend_from_slice(extra);
+    let bytes = pdf(&[3], &objects);
+    let mut doc = FastDoc::open(&bytes, u64::MAX, 1)?;
+    let p = doc.page(0)?;
+    assert_eq!(p.images.len(), 1, "the image is read as content");
+    doc.pixels(&p.images[0]).map(|(px, _)| px)
+}
+
+#[test]
+fn grey_and_rgb_samples_are_decoded_and_other_kinds_left_to_pdfium() {
+    let grey: Vec<u8> = (0..64u8).map(|i| i.wrapping_mul(37)).collect();
+    // Raw 8-bit grey.
+    assert_eq!(
+        image_pixels("/ColorSpace /DeviceGray /BitsPerComponent 8", &grey, &[]),
+        Some(grey.clone())
+    );
+    // Flate with the PNG "Up" predictor on every row, as PNG-minded writers store images.
+    let mut predicted = Vec::new();
+    for (y, row) in grey.chunks(8).enumerate() {
+        predicted.push(2u8);
+        let above = if y == 0 {
+            [0u8; 8].as_slice()
+        } else {
+            &grey[(y - 1) * 8..y * 8]
+        };
+        predicted.extend(row.iter().zip(above).map(|(b, a)| b.wrapping_sub(*a)));
+    }
+    let flate = miniz_oxide::deflate::compress_to_vec_zlib(&predicted, 6);
+    assert_eq!(
+        image_pixels(
+            "/ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode \
+             /DecodeParms << /Predictor 12 /Colors 1 /BitsPerComponent 8 /Columns 8 >>",
+            &flate,
+            &[]
+        ),
+        Some(grey.clone())
+    );
+    // One bit per pixel, 1 white: each row one byte, 0b1010_0000 and so on.
+    let bits: Vec<u8> = (0..8u8).map(|y| 0b1010_0000 >> y).collect();
+    let expanded: Vec<u8> = bits
+        .iter()
+        .flat_map(|b| (0..8).map(move |x| if b & (0x80 >> x) != 0 { 255 } else { 0 }))
+        .collect();
+    assert_eq!(expanded[..8], [255, 0, 255, 0, 0, 0, 0, 0]);
+    assert_eq!(
+        image_pixels("/ColorSpace /DeviceGray /BitsPerComponent 1", &bits, &[]),
+        Some(expanded)
+    );
+    // Device RGB.
+    let rgb: Vec<u8> = (0..192u32).map(|i| (i * 7 % 256) as u8).collect();
+    assert_eq!(
+        image_pixels("/ColorSpace /DeviceRGB /BitsPerComponent 8", &rgb, &[]),
+        Some(rgb.clone())
+    );
+    // Left to PDFium: a soft mask, a /Decode array, CMYK, colour through an ICC profile,
+    // indexed colour, 16 bits, a stream shorter than the image, a filter the fast path does
+    // not decode.
+    for dict in [
+        "/ColorSpace [/ICCBased 7 0 R] /BitsPerComponent 8",
+        "/ColorSpace /DeviceGray /BitsPerComponent 8 /SMask 7 0 R",
+        "/ColorSpace /DeviceGray /BitsPerComponent 8 /Decode [1 0]",
+        "/ColorSpace /DeviceCMYK /BitsPerComponent 8",
+        "/ColorSpace [/Indexed /DeviceRGB 1 <000000FFFFFF>] /BitsPerComponent 8",
+        "/ColorSpace /DeviceGray /BitsPerComponent 16",
+        "/ColorSpace /DeviceRGB /BitsPerComponent 8",
+        "/ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /RunLengthDecode",
+    ] {
+        assert_eq!(
+            image_pixels(
+                dict,
+                &grey,
+                &[(
+                    "<< /Type /XObject /Subtype /Image /Width 8 /Height 8 \
+                     /ColorSpace /DeviceGray /BitsPerComponent 8 /Length LEN >>",
+                    Some(&grey)
+                )]
+            ),
+            None,
+            "{dict}"
+        );
+    }
+}
