@@ -163,6 +163,7 @@ fn read_glyphs<S: CharSource>(
     let count = source.count();
     let mut out: Vec<Glyph> = Vec::with_capacity(count);
     let mut pending_space = false;
+    let mut pending_break = false;
     let mut fonts = FontCache::default();
     let mut low_half_next = false;
     for i in 0..count {
@@ -194,8 +195,10 @@ fn read_glyphs<S: CharSource>(
             continue;
         }
         if c == '\r' || c == '\n' {
-            // PDFium's line breaks: our own line finder decides instead.
-            pending_space = true;
+            // PDFium's line breaks: our own line finder decides instead. A break between two
+            // glyphs of one line is no word space (on some turned pages PDFium breaks between
+            // every two letters): there the gap between them decides, as anywhere in a line.
+            pending_break = true;
             continue;
         }
         let generated = source.is_generated(i);
@@ -250,6 +253,11 @@ fn read_glyphs<S: CharSource>(
         }
         check.add(&font.name, c);
         let (bold, italic) = font.style;
+        let broken = std::mem::take(&mut pending_break)
+            && !out
+                .last()
+                .is_some_and(|p| continues_line(p, &rect, dir, size));
+        let space_before = std::mem::take(&mut pending_space) || broken;
         // PDFium expands an Arabic lam-alef ligature glyph to (alef, lam), the reverse of
         // logical order; both characters then share the glyph's box.
         if let (GlyphText::Char('\u{644}'), Some(prev)) = (text, out.last_mut()) {
@@ -270,7 +278,7 @@ fn read_glyphs<S: CharSource>(
                     size,
                     bold,
                     italic,
-                    space_before: std::mem::take(&mut pending_space),
+                    space_before,
                     rtl: true,
                     dir,
                     origin_x,
@@ -285,13 +293,32 @@ fn read_glyphs<S: CharSource>(
             size,
             bold,
             italic,
-            space_before: std::mem::take(&mut pending_space),
+            space_before,
             rtl: is_rtl(c),
             dir,
             origin_x,
         });
     }
     out
+}
+
+/// Whether a glyph at `rect` (display space, writing in direction `dir`) stands on the line of
+/// `prev`, within an em after it or before it: the two overlap by half the thinner across the
+/// line, and the space between them along it is at most an em.
+fn continues_line(prev: &Glyph, rect: &Rect, dir: u8, size: f32) -> bool {
+    if prev.dir != dir {
+        return false;
+    }
+    let (a, b) = (&prev.rect, rect);
+    let ((a0, a1, ac0, ac1), (b0, b1, bc0, bc1)) = if dir % 2 == 0 {
+        ((a.x0, a.x1, a.y0, a.y1), (b.x0, b.x1, b.y0, b.y1))
+    } else {
+        ((a.y0, a.y1, a.x0, a.x1), (b.y0, b.y1, b.x0, b.x1))
+    };
+    let gap = a0.max(b0) - a1.min(b1);
+    let across = ac1.min(bc1) - ac0.max(bc0);
+    let thinner = (ac1 - ac0).min(bc1 - bc0);
+    gap <= size.max(prev.size) && across >= 0.5 * thinner
 }
 
 /// Drops text drawn twice over itself: fake bold (the same string again a fraction of a point
@@ -907,5 +934,83 @@ mod tests {
         // No name to go by: a clear estimate decides.
         assert_eq!(font_style("F1", 700), (true, false));
         assert_eq!(font_style("F1", 625), (false, false));
+    }
+
+    /// Characters as PDFium's text page gives them: `(char, generated, left, bottom, right,
+    /// top)` in page space, one font (Helvetica, 10 pt, upright).
+    struct Chars(Vec<(char, bool, f32, f32, f32, f32)>);
+
+    impl CharSource for Chars {
+        fn count(&self) -> usize {
+            self.0.len()
+        }
+        fn unicode(&self, i: usize) -> u32 {
+            self.0[i].0 as u32
+        }
+        fn is_generated(&self, i: usize) -> bool {
+            self.0[i].1
+        }
+        fn loose_box(&self, i: usize) -> Option<(f32, f32, f32, f32)> {
+            let (_, _, l, b, r, t) = self.0[i];
+            Some((l, b, r, t))
+        }
+        fn origin(&self, i: usize) -> Option<(f32, f32)> {
+            let (_, _, l, b, _, _) = self.0[i];
+            Some((l, b + 2.0))
+        }
+        fn angle_degrees(&self, _: usize) -> Option<f32> {
+            Some(0.0)
+        }
+        fn scaled_font_size(&self, _: usize) -> f32 {
+            10.0
+        }
+        fn font(&self, _: usize) -> (String, u32) {
+            ("Helvetica".into(), 400)
+        }
+        fn font_key(&self, _: usize) -> Option<usize> {
+            Some(0)
+        }
+    }
+
+    #[test]
+    fn pdfiums_breaks_inside_a_line_are_not_word_spaces() {
+        // "ab cd" on one line with a generated line break after every letter (as PDFium
+        // gives some turned pages), then "ef" on the next line after a real break.
+        let mut chars = Vec::new();
+        for (k, (c, x)) in [('a', 100.0), ('b', 105.0), ('c', 113.0), ('d', 118.0)]
+            .into_iter()
+            .enumerate()
+        {
+            if k > 0 {
+                chars.push(('\r', true, x, 702.0, x, 702.0));
+                chars.push(('\n', true, x, 702.0, x, 702.0));
+            }
+            chars.push((c, false, x, 700.0, x + 5.0, 710.0));
+        }
+        chars.push(('\r', true, 123.0, 702.0, 123.0, 702.0));
+        chars.push(('\n', true, 123.0, 702.0, 123.0, 702.0));
+        chars.push(('e', false, 100.0, 686.0, 105.0, 696.0));
+        chars.push(('f', false, 105.0, 686.0, 110.0, 696.0));
+        let transform = PageTransform {
+            left: 0.0,
+            bottom: 0.0,
+            right: 600.0,
+            top: 800.0,
+            quarter_turns: 0,
+        };
+        let glyphs = read_glyphs(
+            &Chars(chars),
+            &transform,
+            &mut MapCheck::default(),
+            &CodeFixes::default(),
+        );
+        let spaced: Vec<bool> = glyphs.iter().map(|g| g.space_before).collect();
+        assert_eq!(spaced, [false, false, false, false, true, false]);
+        // The gap between "b" and "c" (0.3 em) still parts the words.
+        let words: Vec<String> = words(&glyphs[..4], false)
+            .into_iter()
+            .map(|w| w.text)
+            .collect();
+        assert_eq!(words, ["ab", "cd"]);
     }
 }

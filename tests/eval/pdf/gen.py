@@ -27,6 +27,10 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--producers", default="chromium,libreoffice,reportlab")
     ap.add_argument("--rotated-share", type=float, default=0.15)
+    # Every page of every document turned by this much after the random draws, so a run with
+    # it and one without (same seed, --rotated-share 0) hold the same content, upright and
+    # turned: rotation's own cost, document by document.
+    ap.add_argument("--force-rotate", type=int, choices=[0, 90, 180, 270], default=None)
     args = ap.parse_args()
     seed = args.seed if args.seed is not None else int(time.time())
     producers = args.producers.split(",")
@@ -54,6 +58,8 @@ def main() -> int:
             if producer != "reportlab":
                 doc["margin_line"] = None  # only reportlab draws the margin line
             rotate = rng.choice([90, 180, 270]) if rng.random() < args.rotated_share else 0
+            if args.force_rotate is not None:
+                rotate = args.force_rotate
             done.append((name, pdf, doc, style, rotate))
         if chromium_jobs:
             produce.chromium_batch(chromium_jobs)
