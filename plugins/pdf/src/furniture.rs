@@ -20,7 +20,8 @@ pub struct PageItems<'a> {
 /// For every page, which items are header or footer: `(item indices at the top, at the bottom)`.
 ///
 /// A line in a band is furniture when it repeats on other pages (digits ignored), when it is
-/// a page number, when it carries the page's own number beside a few words ("Acme Ltd | 3"),
+/// a page number, when it carries the page's own number beside a few words ("Acme Ltd | 3")
+/// or stands apart from the body on the line of a page number,
 /// or, at the top of a one-page document, when it is set smaller than the body text (a running
 /// head there has nothing to repeat on). In a document of several pages a line at the top that
 /// does not repeat is content: a running head repeats, a title or a note on one page does not.
@@ -139,11 +140,29 @@ pub fn detect(pages: &[PageItems<'_>], body_size: f32) -> Vec<(Vec<usize>, Vec<u
                         }
                         _ => false,
                     });
+                // A few words apart from the body on the line of a page number ("208   Global
+                // Study on Legal Aid"): the running title beside a printed page number, which
+                // need not be the page's index (a book's pages cut out of it).
+                // Apart: a line's height or more from the nearest line on the body's side;
+                // the number set at about the line's size (not a fraction's numerator).
+                let apart = nearest(is_top).is_none_or(|(gap, _)| gap >= run.size);
+                let beside_number = words <= 10
+                    && !runs_on
+                    && apart
+                    && run.size <= 1.05 * body_size
+                    && !is_page_number(&key)
+                    && page.items.iter().any(|other| match other {
+                        Item::Run(o) if same_line(o) => {
+                            o.size >= 0.8 * run.size && is_page_number(&normalize(&o.text()))
+                        }
+                        _ => false,
+                    });
                 if ((repeats || is_page_number(&key)) && !in_row)
                     || (words <= 8
                         && run.size <= 1.05 * body_size
                         && carries_number(&text, index + 1))
                     || small_head
+                    || beside_number
                 {
                     if is_top {
                         top.push(i);
@@ -278,6 +297,30 @@ mod tests {
             (vec![], vec![9]),
             "the cells stay, the page number goes"
         );
+    }
+
+    #[test]
+    fn a_running_title_beside_a_printed_page_number_is_furniture() {
+        // One page, two printed pages side by side (208 and 209 of a book): each footer is
+        // its page number and a title on one line, apart from the body. A row at the bottom
+        // of a table that ends in a number, close under the rows above it, stays.
+        let body = |y: f32| run(50.0, y, "Plain body text that runs across the page");
+        let page = vec![
+            body(100.0),
+            body(114.0),
+            body(128.0),
+            run(50.0, 730.0, "Total items"),
+            run(250.0, 730.0, "12"),
+            run(50.0, 744.0, "Total costs"),
+            run(250.0, 744.0, "208"),
+            run(50.0, 765.0, "208"),
+            run(80.0, 765.0, "Global Study on Legal Aid"),
+            run(400.0, 765.0, "Annex"),
+            run(560.0, 765.0, "209"),
+        ];
+        let pages = letter_pages(&[&page]);
+        let marks = detect(&pages, 10.0);
+        assert_eq!(marks[0], (vec![], vec![7, 8, 9, 10]));
     }
 
     #[test]
