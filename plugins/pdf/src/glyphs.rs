@@ -310,7 +310,7 @@ fn continues_line(prev: &Glyph, rect: &Rect, dir: u8, size: f32) -> bool {
         return false;
     }
     let (a, b) = (&prev.rect, rect);
-    let ((a0, a1, ac0, ac1), (b0, b1, bc0, bc1)) = if dir % 2 == 0 {
+    let ((a0, a1, ac0, ac1), (b0, b1, bc0, bc1)) = if dir.is_multiple_of(2) {
         ((a.x0, a.x1, a.y0, a.y1), (b.x0, b.x1, b.y0, b.y1))
     } else {
         ((a.y0, a.y1, a.x0, a.x1), (b.y0, b.y1, b.x0, b.x1))
