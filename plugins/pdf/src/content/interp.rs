@@ -142,6 +142,11 @@ pub struct Interp<'d, 'a> {
     pending_space: bool,
     /// Path under construction, user space: segments (kind, point).
     path: Vec<(u8, (f64, f64))>,
+    /// Open marked-content sequences: whether each carries an `/ActualText`.
+    marked: Vec<bool>,
+    /// The open `/ActualText` replacement: its text (`None` when it has no printable
+    /// character: the span shows nothing) and how many glyphs it has covered.
+    actual: Option<(Option<String>, u32)>,
 }
 
 impl<'d, 'a> Interp<'d, 'a> {
@@ -172,6 +177,8 @@ impl<'d, 'a> Interp<'d, 'a> {
             recent: Vec::new(),
             pending_space: false,
             path: Vec::new(),
+            marked: Vec::new(),
+            actual: None,
         }
     }
 
@@ -340,7 +347,9 @@ impl<'d, 'a> Interp<'d, 'a> {
             }
             b"BI" => return Err(Fail(line!())),
             b"BDC" | b"DP" => {
-                // Marked content with /ActualText replaces its glyphs in PDFium's text.
+                // Marked content with /ActualText replaces its glyphs in PDFium's text. One
+                // glyph replaced (a ligature, as Chromium writes them: `/Span <</ActualText
+                // (ff)>> BDC <07AE> Tj EMC`) is read here; anything more goes to PDFium.
                 let props = match a.get(1) {
                     Some(Obj::Name(p)) => res
                         .and_then(|r| self.doc.get_in(r, b"Properties"))
@@ -349,15 +358,44 @@ impl<'d, 'a> Interp<'d, 'a> {
                     Some(o) => Some(o.clone()),
                     None => None,
                 };
-                if let Some(d) = props.as_ref().and_then(Obj::as_dict) {
-                    if d.get(b"ActualText").is_some() {
+                let actual = props
+                    .as_ref()
+                    .and_then(Obj::as_dict)
+                    .and_then(|d| d.get(b"ActualText"))
+                    .map(|t| self.doc.resolve(t));
+                let carries = actual.is_some();
+                if let Some(text) = actual {
+                    if op == b"DP" || self.actual.is_some() {
                         return Err(Fail(line!()));
                     }
+                    let text = text
+                        .as_ref()
+                        .and_then(Obj::as_str)
+                        .and_then(text_string)
+                        .ok_or(Fail(line!()))?;
+                    // PDFium reads a span whose text is empty as if it had none, and shows
+                    // nothing for one without a printable character.
+                    if !text.is_empty() {
+                        let printable = text.chars().any(|c| {
+                            (c as u32 > 0x80 && (c as u32) < 0xFFFD)
+                                || (c.is_ascii() && !c.is_ascii_control())
+                        });
+                        self.actual = Some((printable.then_some(text), 0));
+                    }
+                }
+                if op == b"BDC" {
+                    self.marked.push(carries && self.actual.is_some());
                 }
             }
-            b"BMC" | b"EMC" | b"MP" | b"BX" | b"EX" | b"J" | b"j" | b"M" | b"d" | b"ri" | b"i"
-            | b"CS" | b"cs" | b"SC" | b"SCN" | b"sc" | b"scn" | b"G" | b"g" | b"RG" | b"rg"
-            | b"K" | b"k" | b"d0" | b"d1" => {}
+            b"BMC" => self.marked.push(false),
+            b"EMC" => {
+                if self.marked.pop() == Some(true) {
+                    self.actual = None;
+                }
+            }
+            b"MP" | b"BX" | b"EX" | b"J" | b"j" | b"M" | b"d" | b"ri" | b"i" | b"CS" | b"cs"
+            | b"SC" | b"SCN" | b"sc" | b"scn" | b"G" | b"g" | b"RG" | b"rg" | b"K" | b"k"
+            | b"d0" | b"d1" => {}
             _ => return Err(Fail(line!())),
         }
         Ok(())
@@ -491,6 +529,23 @@ impl<'d, 'a> Interp<'d, 'a> {
         first_in_object: bool,
         kerning: Option<f64>,
     ) -> R<()> {
+        let replaced;
+        let text = match self.actual.as_mut() {
+            None => text,
+            Some((replacement, shown)) => {
+                *shown += 1;
+                if *shown > 1 {
+                    return Err(Fail(line!()));
+                }
+                match replacement {
+                    Some(t) => {
+                        replaced = t.clone();
+                        replaced.as_str()
+                    }
+                    None => return Ok(()),
+                }
+            }
+        };
         let m = self.upright_text_matrix()?;
         let [a, _, c, d, _, _] = m.0;
         let tfs = self.gs.tfs;
@@ -626,6 +681,9 @@ impl<'d, 'a> Interp<'d, 'a> {
         vy: f64,
         first_in_object: bool,
     ) -> R<()> {
+        if self.actual.is_some() {
+            return Err(Fail(line!()));
+        }
         let m = self.upright_text_matrix()?;
         let [a, _, _, d, _, _] = m.0;
         let tfs = self.gs.tfs;
@@ -683,10 +741,17 @@ impl<'d, 'a> Interp<'d, 'a> {
         }
         let this_w = w0 * self.gs.tfs / 1000.0;
         let last_width = prev.last_w * prev.tfs / 1000.0;
-        // Same line in display space, and order.
+        // Same line, and order, on the page as drawn: PDFium orders a line's objects in the
+        // turned frame of a page with /Rotate, which reads upside-down pages backwards and
+        // scrambles their spaces ("mun" for "num"); the page's own frame is read here, so a
+        // turned page reads as it would upright.
         let t_user = (last_width * prev.a).max(this_w * a) / 4.0;
-        let (px, py) = self.display(prev.x, prev.y);
-        let (tx, ty) = self.display(ox, oy);
+        let unturned = crate::geom::PageTransform {
+            quarter_turns: 0,
+            ..self.transform
+        };
+        let (px, py) = unturned.point(prev.x as f32, prev.y as f32);
+        let (tx, ty) = unturned.point(ox as f32, oy as f32);
         if (ty - py).abs() as f64 <= 2.0 * t_user && tx < px {
             return Err(Fail(line!()));
         }
@@ -956,4 +1021,27 @@ fn normalize(t: f64, t1: f64, t2: f64, t3: f64) -> f64 {
     } else {
         t / 6.0
     }
+}
+
+/// A PDF text string: UTF-16BE after its byte-order mark, UTF-8 after its mark (PDF 2.0), or
+/// PDFDocEncoding, read here where it agrees with Latin-1 (`None` for the bytes where it
+/// does not).
+fn text_string(bytes: &[u8]) -> Option<String> {
+    if let Some(units) = bytes.strip_prefix(&[0xFE, 0xFF]) {
+        let units: Vec<u16> = units
+            .chunks_exact(2)
+            .map(|u| u16::from_be_bytes([u[0], u[1]]))
+            .collect();
+        return String::from_utf16(&units).ok();
+    }
+    if let Some(utf8) = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]) {
+        return String::from_utf8(utf8.to_vec()).ok();
+    }
+    bytes
+        .iter()
+        .map(|&b| match b {
+            0x18..=0x1F | 0x7F..=0xA0 | 0xAD => None,
+            _ => Some(char::from(b)),
+        })
+        .collect()
 }

@@ -529,3 +529,55 @@ fn grey_and_rgb_samples_are_decoded_and_other_kinds_left_to_pdfium() {
         );
     }
 }
+
+#[test]
+fn a_glyph_with_actual_text_reads_as_that_text() {
+    let read = |content: &[u8]| {
+        text(&pdf(
+            &[3],
+            &[
+                (&page(4, ""), None),
+                ("<< /Length LEN >>", Some(content)),
+                (HELVETICA, None),
+            ],
+        ))
+    };
+    // One glyph replaced (a ligature as Chromium writes it), in PDFDocEncoding and UTF-16.
+    assert_eq!(
+        read(b"BT /F1 10 Tf 100 700 Td (A) Tj /Span <</ActualText (ff)>> BDC (x) Tj EMC (B) Tj ET")
+            .as_deref(),
+        Some("AffB")
+    );
+    assert_eq!(
+        read(b"BT /F1 10 Tf 100 700 Td (A) Tj /Span <</ActualText <FEFF0066006C>>> BDC (x) Tj EMC ET")
+            .as_deref(),
+        Some("Afl")
+    );
+    // Marked content without it changes nothing; a span over two glyphs goes to PDFium.
+    assert_eq!(
+        read(b"BT /F1 10 Tf 100 700 Td /P <</MCID 0>> BDC (Ax) Tj EMC ET").as_deref(),
+        Some("Ax")
+    );
+    assert_eq!(
+        read(b"BT /F1 10 Tf 100 700 Td /Span <</ActualText (ff)>> BDC (xy) Tj EMC ET"),
+        None
+    );
+}
+
+#[test]
+fn an_upside_down_page_is_read_in_its_own_order() {
+    // Two text objects on one line of a page turned by /Rotate 180: in the turned frame the
+    // second stands left of the first (PDFium moves it before), on the page it follows.
+    let content = b"BT /F1 10 Tf 100 700 Td (ab) Tj ET BT /F1 10 Tf 130 700 Td (cd) Tj ET";
+    let page180 = "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 600 800] /Rotate 180 \
+        /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>";
+    let bytes = pdf(
+        &[3],
+        &[
+            (page180, None),
+            ("<< /Length LEN >>", Some(content)),
+            (HELVETICA, None),
+        ],
+    );
+    assert_eq!(text(&bytes).as_deref(), Some("ab cd"));
+}
