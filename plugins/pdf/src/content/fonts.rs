@@ -132,17 +132,25 @@ fn descriptor(doc: &Doc<'_>, font: &Dict) -> Option<Descriptor> {
         _ if stemv < 140 => stemv * 5,
         _ => stemv * 4 + 140,
     };
-    let bbox_zero = match doc.get_in(d, b"FontBBox") {
-        Some(Obj::Array(a)) => a.iter().all(|v| v.as_f64() == Some(0.0)),
-        _ => true,
+    let bbox: Vec<f64> = match doc.get_in(d, b"FontBBox") {
+        Some(Obj::Array(a)) => a.iter().filter_map(Obj::as_f64).collect(),
+        _ => Vec::new(),
     };
-    if bbox_zero {
+    if bbox.len() != 4 || bbox.iter().all(|v| *v == 0.0) {
         return None;
+    }
+    let mut ascent = num(b"Ascent").unwrap_or(0.0) as i32 as f32;
+    let mut descent = num(b"Descent").unwrap_or(0.0) as i32 as f32;
+    // No ascent or descent given (LibreOffice writes both as 0): the font box's top and
+    // bottom stand in for them.
+    if ascent == 0.0 && descent == 0.0 {
+        ascent = bbox[1].max(bbox[3]) as i32 as f32;
+        descent = bbox[1].min(bbox[3]) as i32 as f32;
     }
     Some(Descriptor {
         flags: num(b"Flags").unwrap_or(32.0) as i64,
-        ascent: num(b"Ascent").unwrap_or(0.0) as i32 as f32,
-        descent: num(b"Descent").unwrap_or(0.0) as i32 as f32,
+        ascent,
+        descent,
         weight: weight.clamp(0, 100_000) as u32,
         embedded: [&b"FontFile"[..], b"FontFile2", b"FontFile3"]
             .iter()

@@ -581,3 +581,33 @@ fn an_upside_down_page_is_read_in_its_own_order() {
     );
     assert_eq!(text(&bytes).as_deref(), Some("ab cd"));
 }
+
+#[test]
+fn a_font_without_ascent_and_descent_takes_its_box() {
+    // LibreOffice writes /Ascent 0 /Descent 0 for its embedded subsets.
+    let cmap: &[u8] = b"begincmap 1 begincodespacerange <00> <FF> endcodespacerange \
+        1 beginbfrange <01> <03> <0048> endbfrange endcmap";
+    let font = "<< /Type /Font /Subtype /TrueType /BaseFont /BAAAAA+NotoSerif-Regular \
+        /FirstChar 1 /LastChar 3 /Widths [500 500 500] /ToUnicode 6 0 R /FontDescriptor 7 0 R >>";
+    let content = b"BT /F1 10 Tf 50 500 Td <010203> Tj ET";
+    let bytes = pdf(
+        &[3],
+        &[
+            (&page(4, ""), None),
+            ("<< /Length LEN >>", Some(content)),
+            (font, None),
+            ("<< /Length LEN >>", Some(cmap)),
+            (
+                "<< /Type /FontDescriptor /FontName /BAAAAA+NotoSerif-Regular /Flags 4 \
+                 /FontBBox [-693 -389 2796 1048] /Ascent 0 /Descent 0 /StemV 80 /FontFile2 8 0 R >>",
+                None,
+            ),
+            ("<< /Length LEN >>", Some(b"")),
+        ],
+    );
+    let mut doc = FastDoc::open(&bytes, u64::MAX, 1).unwrap();
+    let p = doc.page(0).expect("read by the fast path");
+    let g = &p.glyphs[0];
+    assert!((g.rect.height() - 14.37).abs() < 0.01, "{:?}", g.rect);
+    assert_eq!(text(&bytes).as_deref(), Some("HIJ"));
+}
