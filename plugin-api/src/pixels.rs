@@ -29,38 +29,126 @@ pub fn shrink_by_areas(
     max_width: u32,
     max_height: u32,
 ) -> Option<(Vec<u8>, u32, u32)> {
-    let (nw, nh, ratio) = fit(width, height, max_width, max_height);
-    let (w, h) = (width as usize, height as usize);
-    if ratio < 2.0 || channels == 0 || src.len() != w * h * channels {
+    let stride = width as usize * channels;
+    if src.len() != stride * height as usize {
         return None;
     }
-    let (nw_, nh_) = (nw as usize, nh as usize);
-    let stride = w * channels;
-    let mut out = Vec::with_capacity(nw_ * nh_ * channels);
-    // Column totals of the source rows under one row of the result.
-    let mut columns = vec![0u32; stride];
-    for y in 0..nh_ {
-        let y0 = y * h / nh_;
-        let y1 = ((y + 1) * h / nh_).max(y0 + 1);
-        columns.iter_mut().for_each(|c| *c = 0);
-        for row in src[y0 * stride..y1 * stride].chunks_exact(stride) {
-            for (c, &v) in columns.iter_mut().zip(row) {
-                *c += u32::from(v);
-            }
-        }
-        for x in 0..nw_ {
-            let x0 = x * w / nw_;
-            let x1 = ((x + 1) * w / nw_).max(x0 + 1);
-            let count = ((x1 - x0) * (y1 - y0)) as u64;
-            for ch in 0..channels {
-                let total: u64 = (x0..x1)
-                    .map(|i| u64::from(columns[i * channels + ch]))
-                    .sum();
-                out.push(((total + count / 2) / count) as u8);
-            }
-        }
+    let mut shrink = AreaShrink::new(width, height, channels, max_width, max_height)?;
+    for row in src.chunks_exact(stride) {
+        shrink.push_row(row);
     }
-    Some((out, nw, nh))
+    shrink.finish()
+}
+
+/// [`shrink_by_areas`] fed one source row at a time, so an image decoded as a stream (a
+/// 600-dpi scan inflating to 35 MB) is never held whole: it keeps one row of column totals.
+pub struct AreaShrink {
+    width: usize,
+    height: usize,
+    channels: usize,
+    new_width: u32,
+    new_height: u32,
+    /// Where each new column starts and ends in the source, computed once (a division per
+    /// new pixel cost more than all the additions).
+    spans: Vec<(usize, usize)>,
+    /// Column totals of the source rows under the new row being made.
+    columns: Vec<u32>,
+    /// Source rows seen, and the new rows made.
+    rows_in: usize,
+    rows_out: usize,
+    out: Vec<u8>,
+}
+
+impl AreaShrink {
+    /// `None` when the image shrinks by less than two to fit (or fits), or is empty.
+    pub fn new(
+        width: u32,
+        height: u32,
+        channels: usize,
+        max_width: u32,
+        max_height: u32,
+    ) -> Option<AreaShrink> {
+        let (nw, nh, ratio) = fit(width, height, max_width, max_height);
+        if ratio < 2.0 || channels == 0 || width == 0 || height == 0 {
+            return None;
+        }
+        let (w, nw_) = (width as usize, nw as usize);
+        let spans = (0..nw_)
+            .map(|x| {
+                let x0 = x * w / nw_;
+                (x0, ((x + 1) * w / nw_).max(x0 + 1))
+            })
+            .collect();
+        Some(AreaShrink {
+            width: w,
+            height: height as usize,
+            channels,
+            new_width: nw,
+            new_height: nh,
+            spans,
+            columns: vec![0; w * channels],
+            rows_in: 0,
+            rows_out: 0,
+            out: Vec::with_capacity(nw_ * nh as usize * channels),
+        })
+    }
+
+    /// The source rows new row `y` covers.
+    fn rows_of(&self, y: usize) -> (usize, usize) {
+        let nh = self.new_height as usize;
+        let y0 = y * self.height / nh;
+        (y0, ((y + 1) * self.height / nh).max(y0 + 1))
+    }
+
+    /// Adds the next source row (`width * channels` samples; rows past the image's height
+    /// are ignored).
+    pub fn push_row(&mut self, row: &[u8]) {
+        if self.rows_out >= self.new_height as usize || row.len() < self.columns.len() {
+            return;
+        }
+        for (c, &v) in self.columns.iter_mut().zip(row) {
+            *c += u32::from(v);
+        }
+        self.rows_in += 1;
+        let (y0, y1) = self.rows_of(self.rows_out);
+        if self.rows_in < y1 {
+            return;
+        }
+        // The mean rounded half up, as (total + count / 2) / count gives it; in floating
+        // point (exact at these magnitudes), which divides several times faster.
+        let ch = self.channels;
+        for &(x0, x1) in &self.spans {
+            let count = ((x1 - x0) * (y1 - y0)) as f64;
+            let mean = |total: u64| (total as f64 / count + 0.5) as u8;
+            let cells = &self.columns[x0 * ch..x1 * ch];
+            if ch == 1 {
+                self.out
+                    .push(mean(cells.iter().map(|&c| u64::from(c)).sum()));
+                continue;
+            }
+            for k in 0..ch {
+                let total = cells.iter().skip(k).step_by(ch).map(|&c| u64::from(c));
+                self.out.push(mean(total.sum()));
+            }
+        }
+        self.columns.iter_mut().for_each(|c| *c = 0);
+        self.rows_out += 1;
+    }
+
+    /// The shrunk image and its size, once every source row has been pushed (`None` if
+    /// some were missing).
+    pub fn finish(self) -> Option<(Vec<u8>, u32, u32)> {
+        (self.rows_out == self.new_height as usize && self.rows_in == self.height).then_some((
+            self.out,
+            self.new_width,
+            self.new_height,
+        ))
+    }
+
+    /// The row length this shrinker takes, in samples.
+    pub fn row_len(&self) -> usize {
+        self.width * self.channels
+    }
 }
 
 #[cfg(test)]
@@ -107,5 +195,44 @@ mod tests {
         let (out, w, h) = shrink_by_areas(&src, 400, 200, 1, 129, 129).unwrap();
         assert_eq!((w, h), (129, 65));
         assert!(out.iter().all(|&v| [85, 128, 170].contains(&v)), "{out:?}");
+    }
+
+    #[test]
+    fn rows_fed_one_by_one_give_the_whole_image_shrunk() {
+        // 9 x 7 grey, every pixel its own value: each new pixel the rounded mean of its block.
+        let src: Vec<u8> = (0..63u8).map(|v| v * 4).collect();
+        let mut shrink = AreaShrink::new(9, 7, 1, 3, 3).unwrap();
+        assert_eq!(shrink.row_len(), 9);
+        for row in src.chunks_exact(9) {
+            shrink.push_row(row);
+        }
+        let (out, w, h) = shrink.finish().unwrap();
+        assert_eq!((w, h), (3, 2));
+        // Rows 0-2 and 3-6, columns 0-2, 3-5, 6-8.
+        let src = &src;
+        let block = |ys: std::ops::Range<usize>, xs: std::ops::Range<usize>| {
+            let cells: Vec<u32> = ys
+                .flat_map(|y| xs.clone().map(move |x| u32::from(src[y * 9 + x])))
+                .collect();
+            let n = cells.len() as u32;
+            ((cells.iter().sum::<u32>() + n / 2) / n) as u8
+        };
+        assert_eq!(
+            out,
+            vec![
+                block(0..3, 0..3),
+                block(0..3, 3..6),
+                block(0..3, 6..9),
+                block(3..7, 0..3),
+                block(3..7, 3..6),
+                block(3..7, 6..9)
+            ]
+        );
+        // A row missing: no image.
+        let mut shrink = AreaShrink::new(9, 7, 1, 3, 3).unwrap();
+        for row in src.chunks_exact(9).take(6) {
+            shrink.push_row(row);
+        }
+        assert!(shrink.finish().is_none());
     }
 }

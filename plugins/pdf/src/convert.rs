@@ -382,8 +382,8 @@ fn read_fast_page(
                 if let Some(data) = fast.jpeg(img) {
                     kept += 1;
                     Ok((data, "image/jpeg", "jpg", w, h))
-                } else if let Some((pixels, color)) = fast.pixels(img) {
-                    let png = images::encode_pixels(pixels, w, h, color, budget.fit());
+                } else if let Some((pixels, color, pw, ph)) = fast.pixels(img, budget.fit()) {
+                    let png = images::encode_pixels(pixels, pw, ph, color, budget.fit());
                     kept += u32::from(png.is_ok());
                     png.map(|(png, w, h)| (png, "image/png", "png", w, h))
                 } else {

@@ -367,6 +367,9 @@ pub fn drop_overprints(glyphs: &mut Vec<Glyph>) {
     // Each pair is found once: in the same row from the entry sorted first (the entries
     // after it in the same row, a column or less apart, follow it directly), across rows
     // from the one in the lower row.
+    // Where the next row's candidates start: (key, row + 1, column - 1) only grows along the
+    // sorted grid, so one cursor walks it once instead of a search per glyph.
+    let mut next_row = 0usize;
     for (p, &(k, row, col, i)) in grid.iter().enumerate() {
         let i = i as usize;
         let mut found = |e: &(u64, i32, i32, u32)| {
@@ -382,8 +385,13 @@ pub fn drop_overprints(glyphs: &mut Vec<Glyph>) {
         {
             found(e);
         }
-        let lo = rest.partition_point(|e| (e.0, e.1, e.2) < (k, row + 1, col - 1));
-        for e in rest[lo..]
+        while next_row < grid.len() && {
+            let e = &grid[next_row];
+            (e.0, e.1, e.2) < (k, row + 1, col - 1)
+        } {
+            next_row += 1;
+        }
+        for e in grid[next_row..]
             .iter()
             .take_while(|e| (e.0, e.1) == (k, row + 1) && e.2 <= col + 1)
         {

@@ -345,9 +345,19 @@ impl<'a> FastDoc<'a> {
     /// An image's samples as packed 8-bit grey or RGB pixels, when it is one of the kinds
     /// scanners and PNG-minded writers store: no filter or Flate (with PNG predictors),
     /// device grey or RGB at 8 bits, or grey at 1 bit, no mask, no `/Decode`: the pixels
-    /// PDFium's raw bitmap holds for them. `None` for anything else (PDFium decodes those). `max_pixels` has been
-    /// checked by the caller; the decoded size is bounded by the stream limit.
-    pub fn pixels(&self, image: &ImageUse) -> Option<(Vec<u8>, image::ExtendedColorType)> {
+    /// PDFium's raw bitmap holds for them. `None` for anything else (PDFium decodes those).
+    /// `max_pixels` has been checked by the caller; the decoded size is bounded by the
+    /// stream limit.
+    ///
+    /// With `fit` (the box images are scaled into) an image two or more times too big comes
+    /// back already shrunk by areas, decoded row by row as it inflates (a 600-dpi scan is
+    /// never held whole), as `pixels::shrink_by_areas` would shrink it: `(pixels, colour,
+    /// width, height)`.
+    pub fn pixels(
+        &self,
+        image: &ImageUse,
+        fit: Option<&quire_plugin_api::ImageRules>,
+    ) -> Option<(Vec<u8>, image::ExtendedColorType, u32, u32)> {
         let dict = &image.stream.dict;
         let get = |k: &[u8]| dict.get(k).and_then(|o| self.doc.resolve(o));
         if matches!(get(b"ImageMask"), Some(Obj::Bool(true)))
@@ -369,16 +379,10 @@ impl<'a> FastDoc<'a> {
             return None;
         }
         let (w, h) = (
-            usize::try_from(image.width).ok()?,
-            usize::try_from(image.height).ok()?,
+            u32::try_from(image.width).ok()?,
+            u32::try_from(image.height).ok()?,
         );
         if w == 0 || h == 0 {
-            return None;
-        }
-        let row = (w * channels * bpc as usize).div_ceil(8);
-        let mut data = self.doc.decode(&image.stream)?;
-        // A short stream is left to PDFium, which pads it as it sees fit.
-        if data.len() < row.checked_mul(h)? {
             return None;
         }
         let color = if channels == 1 {
@@ -386,22 +390,120 @@ impl<'a> FastDoc<'a> {
         } else {
             image::ExtendedColorType::Rgb8
         };
-        if bpc == 8 {
-            data.truncate(row * h);
-            return Some((data, color));
+        let row = (w as usize * channels * bpc as usize).div_ceil(8);
+        let expand = |r: &[u8], out: &mut Vec<u8>| {
+            if bpc == 8 {
+                out.extend_from_slice(&r[..w as usize * channels]);
+            } else {
+                // One bit per pixel, 0 black and 1 white, rows padded to whole bytes.
+                out.extend((0..w as usize).map(|x| {
+                    if r[x / 8] & (0x80 >> (x % 8)) != 0 {
+                        255
+                    } else {
+                        0
+                    }
+                }));
+            }
+        };
+        if let Some(mut shrink) = fit.and_then(|f| {
+            quire_plugin_api::pixels::AreaShrink::new(w, h, channels, f.max_width, f.max_height)
+        }) {
+            let mut line = Vec::with_capacity(w as usize * channels);
+            let mut push = |r: &[u8]| {
+                line.clear();
+                expand(r, &mut line);
+                shrink.push_row(&line);
+            };
+            if self.stream_rows(image, row, h as usize, &mut push)? {
+                let (out, nw, nh) = shrink.finish()?;
+                return Some((out, color, nw, nh));
+            }
         }
-        // One bit per pixel, 0 black and 1 white, rows padded to whole bytes.
-        let mut out = Vec::with_capacity(w * h);
-        for r in data.chunks_exact(row).take(h) {
-            out.extend((0..w).map(|x| {
-                if r[x / 8] & (0x80 >> (x % 8)) != 0 {
-                    255
+        let data = self.doc.decode(&image.stream)?;
+        // A short stream is left to PDFium, which pads it as it sees fit.
+        if data.len() < row.checked_mul(h as usize)? {
+            return None;
+        }
+        let mut out = Vec::with_capacity(w as usize * h as usize * channels);
+        for r in data.chunks_exact(row).take(h as usize) {
+            expand(r, &mut out);
+        }
+        Some((out, color, w, h))
+    }
+
+    /// Hands an image's `rows` rows of `row` bytes to `push` as they inflate, when its stream
+    /// is raw or Flate alone without a predictor: `Some(true)` once all were given,
+    /// `Some(false)` when the stream is of another kind (nothing given), `None` when it is
+    /// damaged or short (PDFium reads it).
+    fn stream_rows(
+        &self,
+        image: &ImageUse,
+        row: usize,
+        rows: usize,
+        push: &mut dyn FnMut(&[u8]),
+    ) -> Option<bool> {
+        use miniz_oxide::inflate::stream::{inflate, InflateState};
+        use miniz_oxide::{DataFormat, MZFlush, MZStatus};
+        let dict = &image.stream.dict;
+        let flate = match dict.get(b"Filter").map(|f| self.doc.resolve(f)) {
+            None | Some(Some(Obj::Null)) => false,
+            Some(Some(Obj::Name(n))) if matches!(&*n, b"FlateDecode" | b"Fl") => true,
+            Some(Some(Obj::Array(a)))
+                if a.len() == 1 && matches!(a[0].as_name(), Some(b"FlateDecode" | b"Fl")) =>
+            {
+                true
+            }
+            _ => return Some(false),
+        };
+        let predictor = match dict.get(b"DecodeParms").and_then(|p| self.doc.resolve(p)) {
+            None | Some(Obj::Null) => 1,
+            Some(Obj::Dict(d)) => d.get(b"Predictor").and_then(Obj::as_i64).unwrap_or(1),
+            Some(_) => return Some(false),
+        };
+        if predictor != 1 {
+            return Some(false);
+        }
+        let raw = self.doc.bytes.get(image.stream.data.clone())?;
+        if !flate {
+            if raw.len() < row.checked_mul(rows)? {
+                return None;
+            }
+            raw.chunks_exact(row).take(rows).for_each(|r| push(r));
+            return Some(true);
+        }
+        let mut state = InflateState::new_boxed(DataFormat::Zlib);
+        let mut input = raw;
+        let mut chunk = vec![0u8; (64 << 10).max(row)];
+        let mut carry: Vec<u8> = Vec::with_capacity(row);
+        let mut done = 0usize;
+        while done < rows {
+            let res = inflate(&mut state, input, &mut chunk, MZFlush::None);
+            input = &input[res.bytes_consumed..];
+            let mut out = &chunk[..res.bytes_written];
+            while !out.is_empty() && done < rows {
+                if carry.is_empty() && out.len() >= row {
+                    push(&out[..row]);
+                    out = &out[row..];
                 } else {
-                    0
+                    let take = (row - carry.len()).min(out.len());
+                    carry.extend_from_slice(&out[..take]);
+                    out = &out[take..];
+                    if carry.len() == row {
+                        push(&carry);
+                        carry.clear();
+                    } else {
+                        continue;
+                    }
                 }
-            }));
+                done += 1;
+            }
+            match res.status {
+                Ok(MZStatus::StreamEnd) => break,
+                Ok(_) if res.bytes_consumed > 0 || res.bytes_written > 0 => {}
+                _ => break,
+            }
         }
-        Some((out, color))
+        (done == rows).then_some(true)
     }
 }
 

@@ -452,7 +452,7 @@ fn image_pixels(dict: &str, data: &[u8], extra: &[(&str, Option<&[u8]>)]) -> Opt
     let mut doc = FastDoc::open(&bytes, u64::MAX, 1)?;
     let p = doc.page(0)?;
     assert_eq!(p.images.len(), 1, "the image is read as content");
-    doc.pixels(&p.images[0]).map(|(px, _)| px)
+    doc.pixels(&p.images[0], None).map(|(px, ..)| px)
 }
 
 #[test]
@@ -610,4 +610,56 @@ fn a_font_without_ascent_and_descent_takes_its_box() {
     let g = &p.glyphs[0];
     assert!((g.rect.height() - 14.37).abs() < 0.01, "{:?}", g.rect);
     assert_eq!(text(&bytes).as_deref(), Some("HIJ"));
+}
+
+#[test]
+fn an_image_too_big_for_the_box_is_shrunk_as_it_inflates() {
+    // 64 x 40 grey in Flate (and the same as 1-bit, raw), into a 16 x 16 box: read row by row
+    // and shrunk by areas, the same pixels as shrinking the whole decoded image.
+    let grey: Vec<u8> = (0..64 * 40u32).map(|i| ((i * 7) % 251) as u8).collect();
+    let bits: Vec<u8> = (0..40 * 8u32).map(|i| (i * 37 % 256) as u8).collect();
+    let ones: Vec<u8> = bits
+        .chunks(8)
+        .flat_map(|r| {
+            (0..64).map(move |x| {
+                if r[x / 8] & (0x80 >> (x % 8)) != 0 {
+                    255
+                } else {
+                    0
+                }
+            })
+        })
+        .collect();
+    let flate = miniz_oxide::deflate::compress_to_vec_zlib(&grey, 6);
+    let fit = quire_plugin_api::ImageRules {
+        max_width: 16,
+        max_height: 16,
+        ..Default::default()
+    };
+    for (dict, data, full) in [
+        ("/BitsPerComponent 8 /Filter /FlateDecode", &flate, &grey),
+        ("/BitsPerComponent 1", &bits, &ones),
+    ] {
+        let content = b"q 400 0 0 250 100 300 cm /Im1 Do Q";
+        let image = format!(
+            "<< /Type /XObject /Subtype /Image /Width 64 /Height 40 /ColorSpace /DeviceGray \
+             {dict} /Length LEN >>"
+        );
+        let page = page(4, "/XObject << /Im1 6 0 R >>");
+        let bytes = pdf(
+            &[3],
+            &[
+                (&page, None),
+                ("<< /Length LEN >>", Some(content)),
+                (HELVETICA, None),
+                (&image, Some(data)),
+            ],
+        );
+        let mut doc = FastDoc::open(&bytes, u64::MAX, 1).unwrap();
+        let p = doc.page(0).unwrap();
+        let (px, _, w, h) = doc.pixels(&p.images[0], Some(&fit)).unwrap();
+        let expected = quire_plugin_api::pixels::shrink_by_areas(full, 64, 40, 1, 16, 16).unwrap();
+        assert_eq!((px, w, h), expected, "{dict}");
+        assert_eq!((w, h), (16, 10));
+    }
 }
