@@ -73,6 +73,13 @@ impl AreaShrink {
             return None;
         }
         let (w, nw_) = (width as usize, nw as usize);
+        // Block totals are added in 32 bits: a block of more than 16 million pixels (an
+        // image shrunk by over 4,000 each way) is left to another filter.
+        let block = (w.div_ceil(nw_) + 1) as u64
+            * (height as u64).div_ceil(u64::from(nh)).saturating_add(1);
+        if block.saturating_mul(255) > u64::from(u32::MAX) {
+            return None;
+        }
         let spans = (0..nw_)
             .map(|x| {
                 let x0 = x * w / nw_;
@@ -115,20 +122,24 @@ impl AreaShrink {
             return;
         }
         // The mean rounded half up, as (total + count / 2) / count gives it; in floating
-        // point (exact at these magnitudes), which divides several times faster.
+        // point (exact at these magnitudes), which divides several times faster. A total
+        // fits in 32 bits (`new` refuses blocks of more than 16 million pixels).
         let ch = self.channels;
-        for &(x0, x1) in &self.spans {
-            let count = ((x1 - x0) * (y1 - y0)) as f64;
-            let mean = |total: u64| (total as f64 / count + 0.5) as u8;
+        let start = self.out.len();
+        self.out.resize(start + self.spans.len() * ch, 0);
+        let dst = &mut self.out[start..];
+        let rows = (y1 - y0) as f64;
+        for (k, &(x0, x1)) in self.spans.iter().enumerate() {
+            let count = (x1 - x0) as f64 * rows;
             let cells = &self.columns[x0 * ch..x1 * ch];
             if ch == 1 {
-                self.out
-                    .push(mean(cells.iter().map(|&c| u64::from(c)).sum()));
+                let total: u32 = cells.iter().sum();
+                dst[k] = (f64::from(total) / count + 0.5) as u8;
                 continue;
             }
-            for k in 0..ch {
-                let total = cells.iter().skip(k).step_by(ch).map(|&c| u64::from(c));
-                self.out.push(mean(total.sum()));
+            for c in 0..ch {
+                let total: u32 = cells.iter().skip(c).step_by(ch).sum();
+                dst[k * ch + c] = (f64::from(total) / count + 0.5) as u8;
             }
         }
         self.columns.iter_mut().for_each(|c| *c = 0);
@@ -228,6 +239,9 @@ mod tests {
                 block(3..7, 6..9)
             ]
         );
+        // Blocks too big to total in 32 bits are refused (another filter takes them).
+        assert!(AreaShrink::new(20_000, 20_000, 1, 1, 1).is_none());
+        assert!(AreaShrink::new(20_000, 20_000, 1, 100, 100).is_some());
         // A row missing: no image.
         let mut shrink = AreaShrink::new(9, 7, 1, 3, 3).unwrap();
         for row in src.chunks_exact(9).take(6) {
