@@ -410,9 +410,13 @@ impl<'a> FastDoc<'a> {
         }) {
             let mut line = Vec::with_capacity(w as usize * channels);
             let mut push = |r: &[u8]| {
-                line.clear();
-                expand(r, &mut line);
-                shrink.push_row(&line);
+                if bpc == 8 {
+                    shrink.push_row(&r[..w as usize * channels]);
+                } else {
+                    line.clear();
+                    expand(r, &mut line);
+                    shrink.push_row(&line);
+                }
             };
             if self.stream_rows(image, row, h as usize, &mut push)? {
                 let (out, nw, nh) = shrink.finish()?;
@@ -471,8 +475,17 @@ impl<'a> FastDoc<'a> {
             raw.chunks_exact(row).take(rows).for_each(|r| push(r));
             return Some(true);
         }
-        let mut state = InflateState::new_boxed(DataFormat::Zlib);
-        let mut input = raw;
+        // Inflated as raw deflate after the two-byte zlib header: the Adler-32 check at the
+        // end (which PDFium does not enforce either) would cost a pass over every byte.
+        let header_ok = raw.len() > 2
+            && raw[0] & 0x0F == 8
+            && raw[1] & 0x20 == 0
+            && (u16::from(raw[0]) << 8 | u16::from(raw[1])) % 31 == 0;
+        if !header_ok {
+            return None;
+        }
+        let mut state = InflateState::new_boxed(DataFormat::Raw);
+        let mut input = &raw[2..];
         let mut chunk = vec![0u8; (64 << 10).max(row)];
         let mut carry: Vec<u8> = Vec::with_capacity(row);
         let mut done = 0usize;
