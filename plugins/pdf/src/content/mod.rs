@@ -472,7 +472,9 @@ impl<'a> FastDoc<'a> {
             if raw.len() < row.checked_mul(rows)? {
                 return None;
             }
-            raw.chunks_exact(row).take(rows).for_each(|r| push(r));
+            for r in raw.chunks_exact(row).take(rows) {
+                push(r);
+            }
             return Some(true);
         }
         // Inflated as raw deflate after the two-byte zlib header: the Adler-32 check at the
