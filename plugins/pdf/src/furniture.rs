@@ -266,11 +266,15 @@ mod tests {
         })
     }
 
+    /// A line of body text across the page at `y`.
+    fn body(y: f32) -> Item {
+        run(50.0, y, "Plain body text that runs across the page")
+    }
+
     #[test]
     fn a_number_cell_at_the_top_of_a_page_is_not_a_page_number() {
         // Page 1 ends with its page number; page 2 starts with the rows of a table that went
         // on over the break, the first cell of each row a bare number.
-        let body = |y: f32| run(50.0, y, "Plain body text that runs across the page");
         let page1 = vec![
             body(100.0),
             body(114.0),
@@ -304,7 +308,6 @@ mod tests {
         // One page, two printed pages side by side (208 and 209 of a book): each footer is
         // its page number and a title on one line, apart from the body. A row at the bottom
         // of a table that ends in a number, close under the rows above it, stays.
-        let body = |y: f32| run(50.0, y, "Plain body text that runs across the page");
         let page = vec![
             body(100.0),
             body(114.0),
@@ -325,7 +328,6 @@ mod tests {
 
     #[test]
     fn a_page_number_above_the_body_is_still_furniture() {
-        let body = |y: f32| run(50.0, y, "Plain body text that runs across the page");
         let page = |n: &str| vec![run(290.0, 30.0, n), body(100.0), body(114.0), body(128.0)];
         let (p1, p2) = (page("1"), page("2"));
         let pages = letter_pages(&[&p1, &p2]);
@@ -337,7 +339,6 @@ mod tests {
     fn a_line_at_the_top_of_one_page_of_several_is_content() {
         // Two pages; only the first has a short line in its top band, set small and apart
         // from the body (a note, a date): it repeats nowhere, so it stays.
-        let body = |y: f32| run(50.0, y, "Plain body text that runs across the page");
         let mut note = run(50.0, 30.0, "Draft for review");
         if let Item::Run(r) = &mut note {
             r.size = 8.0;
@@ -356,7 +357,6 @@ mod tests {
     fn a_footer_of_one_part_of_a_long_document_is_furniture() {
         // Twelve pages: the front matter (pages 1-3) has its own footer, a chapter (pages
         // 4-12) another. A line of the bottom band on two pages only is content.
-        let body = |y: f32| run(50.0, y, "Plain body text that runs across the page");
         let pages: Vec<Vec<Item>> = (1..=12)
             .map(|n| {
                 let mut items = vec![body(100.0), body(114.0), body(128.0)];

@@ -1294,18 +1294,24 @@ fn lists_with_depth(blocks: &[Block], depth: usize, out: &mut Vec<(usize, bool, 
     }
 }
 
+/// A page of 11-point lines 14 points apart from the top, each at its own left edge.
+fn indented_lines(lines: &[(f32, &str)]) -> Page {
+    let mut page = Page::default();
+    for (i, (x, s)) in lines.iter().enumerate() {
+        page.texts.push(text(*x, 700.0 - i as f32 * 14.0, 11.0, s));
+    }
+    page
+}
+
 #[test]
 fn indented_items_are_nested_lists() {
-    let mut page = Page::default();
     let lines = [
         (72.0, "\u{2022} Outer first"),
         (96.0, "\u{2022} Inner a"),
         (96.0, "\u{2022} Inner b"),
         (72.0, "\u{2022} Outer second"),
     ];
-    for (i, (x, s)) in lines.iter().enumerate() {
-        page.texts.push(text(*x, 700.0 - i as f32 * 14.0, 11.0, s));
-    }
+    let page = indented_lines(&lines);
     let doc = convert(&pdf(&[page], None));
     let mut lists = Vec::new();
     lists_with_depth(&doc.parts[0].blocks, 0, &mut lists);
@@ -1325,7 +1331,6 @@ fn the_last_item_after_a_nested_list_continues_its_own_level() {
     // A numbered list whose last item follows a nested list and ends the list, as a browser
     // prints it (marker and text a narrow gap apart): its number is the next of the outer
     // level, three items up, not of the nested item just above it.
-    let mut page = Page::default();
     let lines = [
         (72.0, "4. Fourth item of the outer list"),
         (72.0, "5. Fifth item of the outer list"),
@@ -1333,9 +1338,7 @@ fn the_last_item_after_a_nested_list_continues_its_own_level() {
         (96.0, "2. Second nested item"),
         (72.0, "6. Sixth and last item of the outer list?"),
     ];
-    for (i, (x, s)) in lines.iter().enumerate() {
-        page.texts.push(text(*x, 700.0 - i as f32 * 14.0, 11.0, s));
-    }
+    let mut page = indented_lines(&lines);
     page.texts.push(text(
         72.0,
         700.0 - 5.0 * 14.0 - 10.0,

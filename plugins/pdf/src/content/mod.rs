@@ -325,16 +325,7 @@ impl<'a> FastDoc<'a> {
 
     /// A JPEG image's bytes as stored, when its stream is DCT alone (`None` otherwise).
     pub fn jpeg(&self, image: &ImageUse) -> Option<Vec<u8>> {
-        let filter = image
-            .stream
-            .dict
-            .get(b"Filter")
-            .and_then(|f| self.doc.resolve(f))?;
-        let dct = match &filter {
-            Obj::Name(n) => &**n == b"DCTDecode",
-            Obj::Array(a) => a.len() == 1 && a[0].as_name() == Some(b"DCTDecode"),
-            _ => false,
-        };
+        let dct = self.doc.filters(&image.stream)? == [Rc::from(&b"DCTDecode"[..])];
         if !dct || image.stream.dict.get(b"SMask").is_some() {
             return None;
         }
@@ -408,10 +399,11 @@ impl<'a> FastDoc<'a> {
         if let Some(mut shrink) = fit.and_then(|f| {
             quire_plugin_api::pixels::AreaShrink::new(w, h, channels, f.max_width, f.max_height)
         }) {
-            let mut line = Vec::with_capacity(w as usize * channels);
+            let row_len = shrink.row_len();
+            let mut line = Vec::with_capacity(row_len);
             let mut push = |r: &[u8]| {
                 if bpc == 8 {
-                    shrink.push_row(&r[..w as usize * channels]);
+                    shrink.push_row(&r[..row_len]);
                 } else {
                     line.clear();
                     expand(r, &mut line);
@@ -449,14 +441,9 @@ impl<'a> FastDoc<'a> {
         use miniz_oxide::inflate::stream::{inflate, InflateState};
         use miniz_oxide::{DataFormat, MZFlush, MZStatus};
         let dict = &image.stream.dict;
-        let flate = match dict.get(b"Filter").map(|f| self.doc.resolve(f)) {
-            None | Some(Some(Obj::Null)) => false,
-            Some(Some(Obj::Name(n))) if matches!(&*n, b"FlateDecode" | b"Fl") => true,
-            Some(Some(Obj::Array(a)))
-                if a.len() == 1 && matches!(a[0].as_name(), Some(b"FlateDecode" | b"Fl")) =>
-            {
-                true
-            }
+        let flate = match self.doc.filters(&image.stream).as_deref() {
+            Some([]) => false,
+            Some([f]) if matches!(&**f, b"FlateDecode" | b"Fl") => true,
             _ => return Some(false),
         };
         let predictor = match dict.get(b"DecodeParms").and_then(|p| self.doc.resolve(p)) {

@@ -792,27 +792,33 @@ impl<'a> Doc<'a> {
         self.resolve(dict.get(key)?)
     }
 
-    /// A stream's decoded bytes: no filter or Flate (with its PNG predictors); anything else
-    /// is `None`.
-    pub fn decode(&self, s: &Stream) -> Option<Vec<u8>> {
-        let raw = self.bytes.get(s.data.clone())?;
-        let filter = s
+    /// The names of a stream's filters, in order (none for a stream stored as is); `None`
+    /// when `/Filter` is not a name or an array of names.
+    pub fn filters(&self, s: &Stream) -> Option<Vec<Rc<[u8]>>> {
+        match s
             .dict
             .get(b"Filter")
-            .map(|f| self.resolve(f).unwrap_or(Obj::Null));
-        let parms = s.dict.get(b"DecodeParms").and_then(|p| self.resolve(p));
-        let names: Vec<Rc<[u8]>> = match &filter {
-            None | Some(Obj::Null) => Vec::new(),
-            Some(Obj::Name(n)) => vec![n.clone()],
+            .map(|f| self.resolve(f).unwrap_or(Obj::Null))
+        {
+            None | Some(Obj::Null) => Some(Vec::new()),
+            Some(Obj::Name(n)) => Some(vec![n]),
             Some(Obj::Array(a)) => a
                 .iter()
                 .map(|f| match f {
                     Obj::Name(n) => Some(n.clone()),
                     _ => None,
                 })
-                .collect::<Option<_>>()?,
-            _ => return None,
-        };
+                .collect(),
+            _ => None,
+        }
+    }
+
+    /// A stream's decoded bytes: no filter or Flate (with its PNG predictors); anything else
+    /// is `None`.
+    pub fn decode(&self, s: &Stream) -> Option<Vec<u8>> {
+        let raw = self.bytes.get(s.data.clone())?;
+        let parms = s.dict.get(b"DecodeParms").and_then(|p| self.resolve(p));
+        let names = self.filters(s)?;
         let limit = (self.max_inflated as usize).min(MAX_STREAM);
         let mut data: Vec<u8> = raw.to_vec();
         for (i, name) in names.iter().enumerate() {

@@ -61,6 +61,19 @@ fn page(content_obj: u32, extra: &str) -> String {
     )
 }
 
+/// A one-page PDF: the page (object 3) draws `content` (4) with `font` as /F1 (5); `more`
+/// are objects 6 on.
+fn one_page(content: &[u8], font: &str, more: &[(&str, Option<&[u8]>)]) -> Vec<u8> {
+    let page = page(4, "");
+    let mut objects: Vec<(&str, Option<&[u8]>)> = vec![
+        (&page, None),
+        ("<< /Length LEN >>", Some(content)),
+        (font, None),
+    ];
+    objects.extend_from_slice(more);
+    pdf(&[3], &objects)
+}
+
 /// The page's text with a space where a glyph has one before it.
 fn text(bytes: &[u8]) -> Option<String> {
     let mut doc = FastDoc::open(bytes, u64::MAX, 1)?;
@@ -78,14 +91,7 @@ fn text(bytes: &[u8]) -> Option<String> {
 #[test]
 fn tj_kerning_moves_glyphs_and_a_wide_gap_is_a_space() {
     let content = b"BT /F1 10 Tf 100 700 Td [(A) -200 (B) 600 (C) -100 (D)] TJ ET";
-    let bytes = pdf(
-        &[3],
-        &[
-            (&page(4, ""), None),
-            ("<< /Length LEN >>", Some(content)),
-            (HELVETICA, None),
-        ],
-    );
+    let bytes = one_page(content, HELVETICA, &[]);
     let mut doc = FastDoc::open(&bytes, u64::MAX, 1).unwrap();
     let p = doc.page(0).unwrap();
     let x: Vec<f32> = p.glyphs.iter().map(|g| g.origin_x).collect();
@@ -105,12 +111,10 @@ fn a_tounicode_bfrange_gives_the_text() {
     let font = "<< /Type /Font /Subtype /Type1 /BaseFont /ABCDEF+Custom /FirstChar 1 /LastChar 4 \
         /Widths [500 500 500 500] /ToUnicode 6 0 R /FontDescriptor 7 0 R >>";
     let content = b"BT /F1 12 Tf 50 500 Td <01020304> Tj ET";
-    let bytes = pdf(
-        &[3],
+    let bytes = one_page(
+        content,
+        font,
         &[
-            (&page(4, ""), None),
-            ("<< /Length LEN >>", Some(content)),
-            (font, None),
             ("<< /Length LEN >>", Some(cmap)),
             (
                 "<< /Type /FontDescriptor /FontName /ABCDEF+Custom /Flags 32 /FontBBox [0 -200 1000 900] \
@@ -128,14 +132,7 @@ fn differences_name_glyphs_through_the_glyph_list() {
     let font = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica \
         /Encoding << /BaseEncoding /WinAnsiEncoding /Differences [65 /Eacute /germandbls] >> >>";
     let content = b"BT /F1 10 Tf 50 500 Td (ABC) Tj ET";
-    let bytes = pdf(
-        &[3],
-        &[
-            (&page(4, ""), None),
-            ("<< /Length LEN >>", Some(content)),
-            (font, None),
-        ],
-    );
+    let bytes = one_page(content, font, &[]);
     assert_eq!(text(&bytes).unwrap(), "\u{c9}\u{df}C");
 }
 
@@ -263,14 +260,7 @@ fn damaged_or_unknown_content_falls_back() {
 #[test]
 fn a_hyphen_at_a_line_end_is_pdfiums_soft_hyphen() {
     let content = b"BT /F1 10 Tf 50 700 Td (co-) Tj 0 -12 Td (operate) Tj 0 -12 Td (a -) Tj 0 -12 Td (b ex- ) Tj 0 -12 Td (tra) Tj ET";
-    let bytes = pdf(
-        &[3],
-        &[
-            (&page(4, ""), None),
-            ("<< /Length LEN >>", Some(content)),
-            (HELVETICA, None),
-        ],
-    );
+    let bytes = one_page(content, HELVETICA, &[]);
     assert_eq!(text(&bytes).unwrap(), "co\u{ad}operate a - b ex\u{ad}tra");
 }
 
@@ -371,14 +361,7 @@ fn vertical_writing_in_a_predefined_cmap_is_read() {
         /DescendantFonts [<< /Type /Font /Subtype /CIDFontType0 /BaseFont /Ryumin-Light \
         /CIDSystemInfo << /Registry (Adobe) /Ordering (Japan1) /Supplement 1 >> >>] >>";
     let content = b"BT /F1 48 Tf 10 500 Td ($\"$$) Tj ET";
-    let bytes = pdf(
-        &[3],
-        &[
-            (&page(4, ""), None),
-            ("<< /Length LEN >>", Some(content)),
-            (font, None),
-        ],
-    );
+    let bytes = one_page(content, font, &[]);
     let mut doc = FastDoc::open(&bytes, u64::MAX, 1).unwrap();
     let p = doc.page(0).unwrap();
     let t: Vec<_> = p.glyphs.iter().map(|g| g.text).collect();
@@ -406,14 +389,7 @@ fn vertical_writing_in_a_predefined_cmap_is_read() {
         ),
     ] {
         let font = font.replace("/Encoding /V", &format!("/Encoding /{cmap}"));
-        let bytes = pdf(
-            &[3],
-            &[
-                (&page(4, ""), None),
-                ("<< /Length LEN >>", Some(codes)),
-                (&font, None),
-            ],
-        );
+        let bytes = one_page(codes, &font, &[]);
         let want = if cmap.starts_with("90ms") {
             "\u{3042}\u{3044}\u{a5}"
         } else {
@@ -423,14 +399,7 @@ fn vertical_writing_in_a_predefined_cmap_is_read() {
     }
     // Widths by CID cannot be followed through such a CMap: PDFium reads the page.
     let with_w = font.replace("/Supplement 1 >>", "/Supplement 1 >> /W [1 [500]]");
-    let bytes = pdf(
-        &[3],
-        &[
-            (&page(4, ""), None),
-            ("<< /Length LEN >>", Some(content)),
-            (&with_w, None),
-        ],
-    );
+    let bytes = one_page(content, &with_w, &[]);
     assert!(text(&bytes).is_none());
 }
 
@@ -532,16 +501,7 @@ fn grey_and_rgb_samples_are_decoded_and_other_kinds_left_to_pdfium() {
 
 #[test]
 fn a_glyph_with_actual_text_reads_as_that_text() {
-    let read = |content: &[u8]| {
-        text(&pdf(
-            &[3],
-            &[
-                (&page(4, ""), None),
-                ("<< /Length LEN >>", Some(content)),
-                (HELVETICA, None),
-            ],
-        ))
-    };
+    let read = |content: &[u8]| text(&one_page(content, HELVETICA, &[]));
     // One glyph replaced (a ligature as Chromium writes it), in PDFDocEncoding and UTF-16.
     assert_eq!(
         read(b"BT /F1 10 Tf 100 700 Td (A) Tj /Span <</ActualText (ff)>> BDC (x) Tj EMC (B) Tj ET")
@@ -590,12 +550,10 @@ fn a_font_without_ascent_and_descent_takes_its_box() {
     let font = "<< /Type /Font /Subtype /TrueType /BaseFont /BAAAAA+NotoSerif-Regular \
         /FirstChar 1 /LastChar 3 /Widths [500 500 500] /ToUnicode 6 0 R /FontDescriptor 7 0 R >>";
     let content = b"BT /F1 10 Tf 50 500 Td <010203> Tj ET";
-    let bytes = pdf(
-        &[3],
+    let bytes = one_page(
+        content,
+        font,
         &[
-            (&page(4, ""), None),
-            ("<< /Length LEN >>", Some(content)),
-            (font, None),
             ("<< /Length LEN >>", Some(cmap)),
             (
                 "<< /Type /FontDescriptor /FontName /BAAAAA+NotoSerif-Regular /Flags 4 \
