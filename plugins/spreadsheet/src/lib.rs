@@ -10,6 +10,7 @@
 mod cell;
 mod comments;
 mod csv;
+mod merges;
 mod numfmt;
 mod regions;
 mod workbook;

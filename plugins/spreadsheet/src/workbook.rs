@@ -3,11 +3,12 @@
 //! Each sheet's `Range` is loaded, split into the separate tables it holds ([`regions`]),
 //! each rendered row by row into a [`Grid`] (the only copy of the text that survives), and
 //! dropped before the next sheet is read. A table is its region's rectangle: trailing empty
-//! cells of a row are trimmed; merged cells keep their value in the first cell because
-//! calamine leaves the covered cells empty.
+//! cells of a row are trimmed; the cells a merged range covers, which calamine leaves empty,
+//! repeat its value where [`merges`] says a reader needs it.
 
 use crate::cell;
 use crate::comments::{self, Comment};
+use crate::merges::{Filler, Merge};
 use crate::numfmt::NumFmt;
 use crate::regions::{self, Fill, Occupancy, Rect};
 use crate::{xls, xlsb, xlsx};
@@ -34,6 +35,8 @@ struct Formats<'a> {
     cells: Option<&'a HashMap<(u32, u32), usize>>,
     charts: &'a [Chart],
     comments: &'a [Comment],
+    /// Merged ranges, sorted by top row.
+    merges: &'a [Merge],
 }
 
 pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Document> {
@@ -70,6 +73,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                 cells: pre.sheets.get(name).map(|s| &s.cells),
                 charts: pre.sheets.get(name).map_or(&[], |s| s.charts.as_slice()),
                 comments: pre.sheets.get(name).map_or(&[], |s| s.comments.as_slice()),
+                merges: pre.sheets.get(name).map_or(&[], |s| s.merges.as_slice()),
             })?;
         }
         Kind::Xlsb => {
@@ -95,6 +99,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                 cells: None,
                 charts: &[],
                 comments: &[],
+                merges: &[],
             })?;
         }
         Kind::Ods => {
@@ -106,6 +111,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                 cells: None,
                 charts: &[],
                 comments: &[],
+                merges: &[],
             })?;
         }
         Kind::Xls => {
@@ -114,14 +120,27 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
             let date1904 = wb.has_1904_epoch();
             let styles = xls::scan(bytes, &limits).unwrap_or_default();
             let names = wb.sheet_names();
-            read_sheets(wb, &mut doc, ctx, date1904, |name| Formats {
-                formats: &styles.formats,
-                cells: names
-                    .iter()
-                    .position(|n| n == name)
-                    .and_then(|i| styles.sheets.get(i)),
-                charts: &[],
-                comments: &[],
+            let merges: Vec<Vec<Merge>> = (0..names.len())
+                .map(|i| {
+                    let mut m: Vec<Merge> = wb
+                        .worksheet_merge_cells_at(i)
+                        .unwrap_or_default()
+                        .iter()
+                        .filter_map(|d| Merge::new(d.start, d.end))
+                        .collect();
+                    m.sort_by_key(|m| m.top);
+                    m
+                })
+                .collect();
+            read_sheets(wb, &mut doc, ctx, date1904, |name| {
+                let i = names.iter().position(|n| n == name);
+                Formats {
+                    formats: &styles.formats,
+                    cells: i.and_then(|i| styles.sheets.get(i)),
+                    charts: &[],
+                    comments: &[],
+                    merges: i.and_then(|i| merges.get(i)).map_or(&[], Vec::as_slice),
+                }
             })?;
         }
     }
@@ -288,6 +307,34 @@ fn to_grids(
             map.set(ri, ci, fill(value));
         }
     }
+    // A merged range is filled where its value is: a header merged over two columns keeps
+    // the columns of its table together.
+    let mut marks = height.saturating_mul(width);
+    for m in formats.merges {
+        let (Some(top), Some(left)) = (m.top.checked_sub(r0), m.left.checked_sub(c0)) else {
+            continue;
+        };
+        let (top, left) = (top as usize, left as usize);
+        let Some(f) = rows.get(top).and_then(|r| r.get(left)).map(fill) else {
+            continue;
+        };
+        if f == Fill::Empty {
+            continue;
+        }
+        let bottom = ((m.bottom - r0) as usize).min(height - 1);
+        let right = ((m.right - c0) as usize).min(width - 1);
+        // overlapping ranges: at most the sheet's area is marked in all
+        let area = (bottom + 1 - top) * (right + 1 - left);
+        if area > marks {
+            break;
+        }
+        marks -= area;
+        for ri in top..=bottom {
+            for ci in left..=right {
+                map.set(ri, ci, f);
+            }
+        }
+    }
     let mut checks = 0u32;
     let rects = regions::find(&map, || {
         checks += 1;
@@ -309,12 +356,17 @@ fn to_grids(
             right,
         } = rect;
         let mut grid = Grid::at(r0 + top as u32, c0 + left as u32);
+        let filled = |r: usize, c: usize| {
+            rows.get(r)
+                .and_then(|row| row.get(c))
+                .is_some_and(|d| !is_blank(d))
+        };
+        let mut merged = Filler::new(formats.merges, (r0, c0), (top, left, bottom, right), filled);
         let mut pending_empty = 0usize;
         for (ri, row) in rows.iter().enumerate().take(bottom + 1).skip(top) {
             if ri % 4096 == 4095 {
                 ctx.check()?;
             }
-            let mut last = None;
             for (ci, value) in row.iter().enumerate().take(right + 1).skip(left) {
                 let fmt = lookup
                     .and_then(|m| m.get(&(r0 + ri as u32, c0 + ci as u32)))
@@ -323,10 +375,9 @@ fn to_grids(
                 if cells[ci].contains('\r') {
                     cells[ci] = cells[ci].replace("\r\n", "\n").replace('\r', "\n");
                 }
-                if !cells[ci].is_empty() {
-                    last = Some(ci);
-                }
             }
+            merged.fill(ri, grid.is_empty(), &mut cells);
+            let last = (left..=right).rev().find(|&ci| !cells[ci].is_empty());
             let Some(last) = last else {
                 pending_empty += 1;
                 continue;

@@ -3,10 +3,12 @@
 //! calamine (0.35) opens ZIP entries with no limits and does not expose number formats. This
 //! pass reads every part calamine will read through [`SafeZip`] (entry count, inflated bytes
 //! and compression ratio counted as inflated), checks each sheet's declared dimensions against
-//! `max_sheet_cells`, and collects the number format of every numeric cell whose style is not
-//! General, so cells can be shown as Excel shows them ("$1,599.99", "2.50%", "17-May-07").
+//! `max_sheet_cells`, collects the number format of every numeric cell whose style is not
+//! General, so cells can be shown as Excel shows them ("$1,599.99", "2.50%", "17-May-07"), and
+//! each sheet's merged ranges (calamine reads them only on a second parse of the sheet).
 
 use crate::comments::{self, Comment};
+use crate::merges::Merge;
 use crate::numfmt::{self, NumFmt};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
@@ -14,6 +16,9 @@ use quire_ooxml::chart::{self, Chart};
 use quire_ooxml::{relationships, Relationship, SafeZip};
 use quire_plugin_api::{Error, Limits, Metadata, Result};
 use std::collections::HashMap;
+
+/// (row, column) → index into [`Prepass::formats`].
+type CellFormats = HashMap<(u32, u32), usize>;
 
 /// What the pre-pass learnt about one sheet.
 #[derive(Debug, Default)]
@@ -24,6 +29,8 @@ pub struct SheetFormats {
     pub charts: Vec<Chart>,
     /// Cell comments (legacy notes and threaded comments), in reading order of their cells.
     pub comments: Vec<Comment>,
+    /// Merged ranges, sorted by top row.
+    pub merges: Vec<Merge>,
 }
 
 /// What the pre-pass learnt about the workbook.
@@ -120,7 +127,7 @@ pub fn prepass(bytes: &[u8], limits: &Limits) -> Result<Prepass> {
         let Some(xml) = zip.read(&target)? else {
             continue;
         };
-        let cells = scan_sheet(&xml, &xf_formats, limits, &name)?;
+        let (cells, merges) = scan_sheet(&xml, &xf_formats, limits, &name)?;
         drop(xml);
         // one read of the sheet's relationships for its charts and its comments
         let sheet_rels = relationships(&mut zip, &target).unwrap_or_default();
@@ -132,6 +139,7 @@ pub fn prepass(bytes: &[u8], limits: &Limits) -> Result<Prepass> {
                 cells,
                 charts,
                 comments,
+                merges,
             },
         );
     }
@@ -330,13 +338,16 @@ pub fn cell_ref(r: &[u8]) -> Option<(u32, u32)> {
     Some((row.checked_sub(1)?, col - 1))
 }
 
+/// The styled numeric cells of a sheet part (when the workbook has number formats) and its
+/// merged ranges.
 fn scan_sheet(
     xml: &[u8],
     xf_formats: &[Option<usize>],
     limits: &Limits,
     name: &str,
-) -> Result<HashMap<(u32, u32), usize>> {
+) -> Result<(CellFormats, Vec<Merge>)> {
     let mut cells = HashMap::new();
+    let mut merges = Vec::new();
     let mut reader = Reader::from_reader(xml);
     let any_format = xf_formats.iter().any(Option::is_some);
     loop {
@@ -357,8 +368,19 @@ fn scan_sheet(
                         }
                     }
                     if !any_format {
+                        // no cell needs its style: only the merged ranges after the cells
+                        if let Some(at) = memchr::memmem::find(
+                            &xml[reader.buffer_position() as usize..],
+                            b"mergeCells",
+                        ) {
+                            let from = reader.buffer_position() as usize + at;
+                            merges = merged_ranges(&xml[from..]);
+                        }
                         break;
                     }
+                }
+                b"mergeCell" => {
+                    merges.extend(attr(&e, b"ref").and_then(|r| Merge::from_ref(r.as_bytes())))
                 }
                 b"c" if any_format => {
                     let mut pos = None;
@@ -389,7 +411,27 @@ fn scan_sheet(
             _ => {}
         }
     }
-    Ok(cells)
+    merges.sort_by_key(|m| m.top);
+    Ok((cells, merges))
+}
+
+/// The `mergeCell` ranges of the sheet XML from a point inside its `mergeCells` element.
+fn merged_ranges(xml: &[u8]) -> Vec<Merge> {
+    let mut out = Vec::new();
+    let mut reader = Reader::from_reader(xml);
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(e)) | Ok(Event::Empty(e))
+                if e.local_name().as_ref() == b"mergeCell" =>
+            {
+                out.extend(attr(&e, b"ref").and_then(|r| Merge::from_ref(r.as_bytes())));
+            }
+            Ok(Event::End(e)) if e.local_name().as_ref() == b"mergeCells" => break,
+            Ok(Event::Eof) | Err(_) => break,
+            _ => {}
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -269,6 +269,80 @@ fn separate_tables_on_a_sheet_become_separate_grids() {
 }
 
 #[test]
+fn merged_ranges_repeat_down_their_column_and_across_the_header_row() {
+    // docling's xlsx_01 Sheet3 in small: a label merged down two header rows, a group header
+    // merged over two columns, a body value merged over two rows and two columns; a title
+    // merged over the table's whole width above it.
+    let data = sheet_data(&[
+        ("A1", "Quarterly figures"),
+        ("A2", "Region"),
+        ("B2", "2023"),
+        ("B3", "Q1"),
+        ("C3", "Q2"),
+        ("A4", "North"),
+        ("B4", "10"),
+        ("C4", "12"),
+        ("A5", "South"),
+        ("B5", "9"),
+        ("A6", "West"),
+    ]);
+    let merged = r#"<mergeCells count="4"><mergeCell ref="A1:C1"/><mergeCell ref="A2:A3"/><mergeCell ref="B2:C2"/><mergeCell ref="B5:C6"/></mergeCells>"#;
+    let row = |cells: &[&str]| cells.iter().map(|c| c.to_string()).collect::<Vec<_>>();
+    let expected = vec![(
+        (0, 0),
+        vec![
+            row(&["Quarterly figures"]),
+            row(&["Region", "2023"]),
+            row(&["Region", "Q1", "Q2"]),
+            row(&["North", "10", "12"]),
+            row(&["South", "9"]),
+            row(&["West", "9"]),
+        ],
+    )];
+    let bytes = xlsx(&[("Merged", data.clone(), merged)], &[]);
+    let doc = convert(&bytes, XLSX, "m.xlsx").expect("converts");
+    // The first row is the title over the whole width, written once; the header row below
+    // it is the table's second row, so its group header is not repeated across.
+    assert_eq!(tables(&doc, 0), expected);
+
+    // The same sheet without the title: the group header is in the first row now.
+    let data = data.replace(
+        r#"<row r="1"><c r="A1" t="inlineStr"><is><t>Quarterly figures</t></is></c></row>"#,
+        "",
+    );
+    let merged = r#"<mergeCells count="3"><mergeCell ref="A2:A3"/><mergeCell ref="B2:C2"/><mergeCell ref="B5:C6"/></mergeCells>"#;
+    let with_styles = xlsx(&[("Merged", data.clone(), merged)], &[]);
+    // A workbook without number formats: the pre-pass skips the cells and looks only for the
+    // merged ranges after them.
+    let mut plain = xlsx_entries(&[("Merged", data, merged)], &[]);
+    for (name, part) in &mut plain {
+        if name == "xl/styles.xml" {
+            *part = format!(
+                r#"<styleSheet {NS}><cellXfs count="1"><xf numFmtId="0"/></cellXfs></styleSheet>"#
+            )
+            .into_bytes();
+        }
+    }
+    let plain: Vec<(&str, Vec<u8>)> = plain.iter().map(|(n, d)| (n.as_str(), d.clone())).collect();
+    for bytes in [with_styles, zip(&plain)] {
+        let doc = convert(&bytes, XLSX, "m.xlsx").expect("converts");
+        assert_eq!(
+            tables(&doc, 0),
+            [(
+                (1, 0),
+                vec![
+                    row(&["Region", "2023", "2023"]),
+                    row(&["Region", "Q1", "Q2"]),
+                    row(&["North", "10", "12"]),
+                    row(&["South", "9"]),
+                    row(&["West", "9"]),
+                ]
+            )]
+        );
+    }
+}
+
+#[test]
 fn charts_on_a_sheet_give_their_title_and_cached_data() {
     // sheet → drawing → chart, as Excel writes them; the chart's data as the shared chart
     // reader renders it for every office format.
