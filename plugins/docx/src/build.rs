@@ -93,6 +93,30 @@ impl Lists {
         }
     }
 
+    /// A paragraph indented at least as far as an open list's items is a further paragraph
+    /// of that list's last item (Word's "List Continue" styles): it is taken out of `para`,
+    /// and lists deeper than its indent close.
+    fn continue_item(&mut self, indent: i64, para: &mut Option<Vec<Inline>>, out: &mut Vec<Block>) {
+        let Some(k) = self
+            .stack
+            .iter()
+            .rposition(|t| t.place.indent.is_some_and(|i| i < indent + INDENT_STEP))
+        else {
+            return;
+        };
+        if self.stack[k].list.items.is_empty() {
+            return;
+        }
+        while self.stack.len() > k + 1 {
+            if let Some(done) = self.stack.pop() {
+                self.attach(done, out);
+            }
+        }
+        if let (Some(item), Some(content)) = (self.stack[k].list.items.last_mut(), para.take()) {
+            item.blocks.push(Block::Paragraph(content));
+        }
+    }
+
     fn flush(&mut self, out: &mut Vec<Block>) {
         while let Some(done) = self.stack.pop() {
             self.attach(done, out);
@@ -294,14 +318,22 @@ impl Builder<'_> {
                     lists.push(&label, content, out);
                 }
                 (None, None) => {
-                    lists.flush(out);
                     if only_images(&inlines) {
+                        lists.flush(out);
                         out.extend(inlines.into_iter().filter_map(|i| match i {
                             Inline::Image(img) => Some(Block::Image(img)),
                             _ => None,
                         }));
                     } else {
-                        out.push(Block::Paragraph(inlines));
+                        let indent = p.indent.or_else(|| self.styles.indent(p.style.as_deref()));
+                        let mut para = Some(inlines);
+                        if let Some(i) = indent.filter(|&i| i > 0) {
+                            lists.continue_item(i, &mut para, out);
+                        }
+                        if let Some(inlines) = para {
+                            lists.flush(out);
+                            out.push(Block::Paragraph(inlines));
+                        }
                     }
                 }
             }

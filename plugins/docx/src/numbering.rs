@@ -215,7 +215,7 @@ fn parse_level(x: &mut Xml<'_>) -> Result<Level> {
                 if depth == 0 || (name(&e) == b"numFmt" && level.fmt == "decimal") {
                     level_prop(&e, &mut level);
                 } else if depth == 1 && name(&e) == b"ind" {
-                    level.indent = parse_int(attr(&e, b"left").or_else(|| attr(&e, b"start")));
+                    level.indent = crate::xml::indent(&e);
                 }
             }
             Ev::End => {

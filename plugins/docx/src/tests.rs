@@ -288,6 +288,55 @@ fn lists_of_separate_definitions_nest_by_indent() {
 }
 
 #[test]
+fn list_continue_paragraphs_stay_in_their_item() {
+    // "List Continue" paragraphs (indented like the list's text, no number) are further
+    // paragraphs of the item above; a paragraph at the margin ends the list.
+    let styles = STYLES.replace(
+        "</w:styles>",
+        r#"<w:style w:type="paragraph" w:styleId="ListContinue"><w:name w:val="List Continue"/><w:pPr><w:ind w:left="360"/></w:pPr></w:style></w:styles>"#,
+    );
+    let body = [
+        item(1, 0, "top"),
+        item(2, 0, "second"),
+        styled("ListContinue", "more of top"),
+        item(1, 0, "top again"),
+        "<w:p><w:pPr><w:ind w:left=\"720\"/></w:pPr><w:r><w:t>more of second</w:t></w:r></w:p>"
+            .into(),
+        p("after"),
+        item(1, 0, "new list"),
+    ];
+    let body = [&body[..4], &[item(2, 0, "second again")], &body[4..]]
+        .concat()
+        .concat();
+    let doc = document(&body);
+    let bytes = zip(&[
+        ("_rels/.rels", PKG_RELS.as_bytes()),
+        ("word/document.xml", doc.as_bytes()),
+        ("word/_rels/document.xml.rels", DOC_RELS.as_bytes()),
+        ("word/styles.xml", styles.as_bytes()),
+        ("word/numbering.xml", STYLE_LISTS.as_bytes()),
+    ]);
+    let doc = run(&bytes);
+    let b = blocks(&doc);
+    assert_eq!(b.len(), 3, "{b:#?}");
+    let Block::List(outer) = &b[0] else {
+        panic!("{b:#?}")
+    };
+    let [Block::Paragraph(_), Block::List(_), Block::Paragraph(more)] = &outer.items[0].blocks[..]
+    else {
+        panic!("{:#?}", outer.items[0])
+    };
+    assert_eq!(plain(more), "more of top");
+    let Block::List(second) = &outer.items[1].blocks[1] else {
+        panic!("{:#?}", outer.items[1])
+    };
+    assert!(
+        matches!(&second.items[0].blocks[1], Block::Paragraph(c) if plain(c) == "more of second")
+    );
+    assert_eq!(b[1], Block::text("after"));
+}
+
+#[test]
 fn tables_with_merges_headers_and_nested_tables() {
     let body = r#"<w:tbl><w:tblPr/><w:tblGrid><w:gridCol/><w:gridCol/><w:gridCol/></w:tblGrid>
 <w:tr><w:trPr><w:tblHeader/></w:trPr><w:tc><w:tcPr><w:gridSpan w:val="2"/></w:tcPr><w:p><w:r><w:t>AB</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>C</w:t></w:r></w:p></w:tc></w:tr>
