@@ -17,6 +17,8 @@ pub struct ParaProps {
     pub list: i32,
     /// `\ilvlN` nesting level.
     pub list_level: u8,
+    /// `\liN` left indent in twips.
+    pub indent: Option<i32>,
 }
 
 /// Inline runs of the paragraph being read, merged by style.
@@ -74,6 +76,36 @@ impl Runs {
     }
 }
 
+/// An item on the path of open list levels: its list override, level and indent, and the
+/// nesting depth it was given.
+struct Open {
+    list: i32,
+    level: u8,
+    indent: Option<i32>,
+    depth: u8,
+}
+
+/// Indents closer than this (a quarter inch, in twips) are one step.
+const INDENT_STEP: i32 = 180;
+
+impl Open {
+    /// How deep `self` sits against a paragraph of `props`: by level within one list
+    /// override, by indent across two (by level when an indent is unknown). LibreOffice and
+    /// Word write "List Bullet 2"-like styles as level 0 of lists of their own, indented.
+    fn cmp(&self, props: &ParaProps) -> std::cmp::Ordering {
+        match (self.indent, props.indent) {
+            (Some(a), Some(b)) if self.list != props.list => {
+                if (a - b).abs() < INDENT_STEP {
+                    std::cmp::Ordering::Equal
+                } else {
+                    a.cmp(&b)
+                }
+            }
+            _ => self.level.cmp(&props.list_level),
+        }
+    }
+}
+
 struct PendingItem {
     level: u8,
     ordered: bool,
@@ -93,6 +125,8 @@ pub struct Flow {
     header_rows: usize,
     row_is_header: bool,
     items: Vec<PendingItem>,
+    /// The open list levels above the next item, outermost first.
+    path: Vec<Open>,
     /// Marker text from `\listtext`/`\pntext` for the paragraph being read.
     marker: Option<String>,
 }
@@ -160,7 +194,7 @@ impl Flow {
         if props.list > 0 || marker.is_some() {
             let m = marker.unwrap_or_default();
             let (ordered, start) = marker_kind(&m);
-            let level = props.list_level.min(8);
+            let level = self.nest(props);
             // A numbered list right after a bulleted one (or the reverse) is a new list.
             if self
                 .items
@@ -241,7 +275,33 @@ impl Flow {
         }));
     }
 
+    /// The nesting depth of a list paragraph, from the open levels above it.
+    fn nest(&mut self, props: &ParaProps) -> u8 {
+        while self.path.last().is_some_and(|o| o.cmp(props).is_gt()) {
+            self.path.pop();
+        }
+        let depth = match self.path.last() {
+            None => props.list_level,
+            Some(o) if o.cmp(props).is_eq() => {
+                let depth = o.depth;
+                self.path.pop();
+                depth
+            }
+            Some(o) if o.list == props.list => o.depth + (props.list_level - o.level),
+            Some(o) => o.depth + 1,
+        }
+        .min(8);
+        self.path.push(Open {
+            list: props.list,
+            level: props.list_level,
+            indent: props.indent,
+            depth,
+        });
+        depth
+    }
+
     fn finish_list(&mut self) {
+        self.path.clear();
         if self.items.is_empty() {
             return;
         }

@@ -54,6 +54,8 @@ struct State {
     in_table: bool,
     list: i32,
     list_level: u8,
+    /// `\li` / `\lin`: left indent in twips.
+    indent: Option<i32>,
     field: Option<usize>,
     footnote: Option<usize>,
 }
@@ -71,6 +73,7 @@ impl Default for State {
             in_table: false,
             list: 0,
             list_level: 0,
+            indent: None,
             field: None,
             footnote: None,
         }
@@ -499,6 +502,7 @@ impl<'a, 'c> Interp<'a, 'c> {
             in_table: self.cur.in_table,
             list: self.cur.list,
             list_level: self.cur.list_level,
+            indent: self.cur.indent,
         }
     }
 

@@ -71,6 +71,30 @@ fn headings_from_styles_and_outline_levels() {
 }
 
 #[test]
+fn lists_of_separate_overrides_nest_by_indent() {
+    // As LibreOffice writes Word's "List Bullet", "List Bullet 2", "List Number 3": each
+    // style its own list override at level 0, one indent step further.
+    let b = blocks(
+        r#"{\rtf1\pard{\listtext\'b7\tab}\ilvl0\ls1\li360 top\par
+\pard{\listtext\'b7\tab}\ilvl0\ls2\li720 second\par
+\pard{\listtext 1.\tab}\ilvl0\ls3\li1080 third\par
+\pard{\listtext\'b7\tab}\ilvl0\ls2\li720 second again\par
+\pard{\listtext\'b7\tab}\ilvl0\ls1\li360 top again\par
+\pard{\listtext\'b7\tab}\ilvl1\ls1\li720 level one of top\par}"#,
+    );
+    let [Block::List(top)] = b.as_slice() else {
+        panic!("{b:#?}")
+    };
+    assert_eq!(top.items.len(), 2, "{top:#?}");
+    let Block::List(second) = &top.items[0].blocks[1] else {
+        panic!("{top:#?}")
+    };
+    assert_eq!(second.items.len(), 2);
+    assert!(matches!(&second.items[0].blocks[1], Block::List(third) if third.ordered));
+    assert!(matches!(&top.items[1].blocks[1], Block::List(l) if l.items.len() == 1));
+}
+
+#[test]
 fn tables_lists_links_and_footnotes() {
     let b = blocks(
         r#"{\rtf1\trowd\trhdr\cellx1000\cellx2000\pard\intbl A\cell B\cell\row\trowd\cellx1000\cellx2000\pard\intbl 1\par 2\cell 3\cell\row

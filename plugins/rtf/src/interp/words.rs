@@ -208,6 +208,7 @@ impl Interp<'_, '_> {
                 self.cur.in_table = false;
                 self.cur.list = 0;
                 self.cur.list_level = 0;
+                self.cur.indent = None;
             }
             b"s" => self.cur.para_style = param,
             b"outlinelevel" => self.cur.outline = u8::try_from(param).ok(),
@@ -215,6 +216,7 @@ impl Interp<'_, '_> {
             b"itap" => self.cur.in_table = param > 0,
             b"ls" => self.cur.list = param,
             b"ilvl" => self.cur.list_level = u8::try_from(param.clamp(0, 8)).unwrap_or(0),
+            b"li" | b"lin" => self.cur.indent = Some(param),
             b"cell" if self.cur.dest == Dest::Body => {
                 self.flow().end_cell();
             }
