@@ -120,7 +120,11 @@ pub struct Interp<'a, 'c> {
     pending_font: (Option<i32>, Option<i32>),
     /// Style number → heading level.
     styles: HashMap<i32, u8>,
+    /// Style number → the style it is based on (`\sbasedon`), for styles that are not
+    /// headings themselves nor say they are body text.
+    based_on: HashMap<i32, i32>,
     pending_style: (i32, Option<u8>, String),
+    pending_based_on: Option<i32>,
     bytes: Vec<u8>,
     skip_chars: u32,
     high_surrogate: bool,
@@ -159,6 +163,8 @@ impl<'a, 'c> Interp<'a, 'c> {
             pending_font: (None, None),
             styles: HashMap::new(),
             pending_style: (0, None, String::new()),
+            based_on: HashMap::new(),
+            pending_based_on: None,
             bytes: Vec::new(),
             skip_chars: 0,
             high_surrogate: false,
@@ -373,6 +379,7 @@ impl<'a, 'c> Interp<'a, 'c> {
 
     fn commit_style(&mut self) {
         let (num, outline, name) = std::mem::take(&mut self.pending_style);
+        let based_on = self.pending_based_on.take();
         if num < 0 {
             return;
         }
@@ -381,11 +388,29 @@ impl<'a, 'c> Interp<'a, 'c> {
             .strip_prefix("heading")
             .and_then(|n| n.trim().parse::<u8>().ok())
             .or_else(|| (name == "title").then_some(1));
-        if let Some(level) = outline.map(|l| l + 1).or(from_name) {
-            if (1..=9).contains(&level) {
+        match outline.map(|l| l + 1).or(from_name) {
+            Some(level @ 1..=9) => {
                 self.styles.insert(num, level.min(6));
             }
+            Some(_) => {}
+            None => {
+                if let Some(base) = based_on.filter(|&b| b != num) {
+                    self.based_on.insert(num, base);
+                }
+            }
         }
+    }
+
+    /// The heading level of a paragraph style, its own or that of a style it is based on
+    /// (a "Report Heading 1" based on "heading 1" is a level-1 heading).
+    fn style_heading(&self, mut style: i32) -> Option<u8> {
+        for _ in 0..16 {
+            if let Some(level) = self.styles.get(&style) {
+                return Some(*level);
+            }
+            style = *self.based_on.get(&style)?;
+        }
+        None
     }
 
     fn group_end(&mut self) {
@@ -495,7 +520,7 @@ impl<'a, 'c> Interp<'a, 'c> {
         let heading = match self.cur.outline {
             Some(l) if l <= 8 => Some((l + 1).min(6)),
             Some(_) => None,
-            None => self.styles.get(&self.cur.para_style).copied(),
+            None => self.style_heading(self.cur.para_style),
         };
         ParaProps {
             heading,

@@ -271,6 +271,7 @@ impl Interp<'_, '_> {
             // Character, section and table styles never make headings.
             b"cs" | b"ds" | b"ts" => self.pending_style.0 = -1,
             b"outlinelevel" => self.pending_style.1 = p.and_then(|l| u8::try_from(l).ok()),
+            b"sbasedon" => self.pending_based_on = p,
             b"u" => self.unicode(p.unwrap_or(0)),
             _ => {}
         }
