@@ -40,6 +40,9 @@ enum Dest {
     /// `\listtext` / `\pntext`: the list marker of the paragraph.
     Marker,
     Pict,
+    /// `\sn` / `\sv` of a picture's `\picprop`: a shape property's name and value.
+    ShapeName,
+    ShapeValue,
 }
 
 #[derive(Debug, Clone)]
@@ -134,6 +137,9 @@ pub struct Interp<'a, 'c> {
     fields: Vec<Field>,
     paragraphs: u64,
     pict: Option<Pict>,
+    /// The picture property being read (`\sn`, `\sv`).
+    shape_name: String,
+    shape_value: String,
     images: usize,
     max_images: usize,
     images_skipped: usize,
@@ -174,6 +180,8 @@ impl<'a, 'c> Interp<'a, 'c> {
             fields: Vec::new(),
             paragraphs: 0,
             pict: None,
+            shape_name: String::new(),
+            shape_value: String::new(),
             images: 0,
             max_images,
             images_skipped: 0,
@@ -365,7 +373,9 @@ impl<'a, 'c> Interp<'a, 'c> {
                 }
             }
             Dest::Marker => self.marker.push_str(s),
-            Dest::Info | Dest::Pict => {}
+            Dest::ShapeName => self.shape_name.push_str(s),
+            Dest::ShapeValue if self.shape_value.len() < 4096 => self.shape_value.push_str(s),
+            Dest::Info | Dest::Pict | Dest::ShapeValue => {}
         }
     }
 
@@ -422,6 +432,16 @@ impl<'a, 'c> Interp<'a, 'c> {
             return; // unbalanced `}`: ignore
         };
         let old = std::mem::replace(&mut self.cur, parent);
+        if old.dest == Dest::ShapeValue && self.cur.dest != Dest::ShapeValue {
+            // Word and LibreOffice keep a picture's alt text in `wzDescription`.
+            let value = std::mem::take(&mut self.shape_value);
+            if let (true, Some(p)) = (
+                self.shape_name.trim() == "wzDescription",
+                self.pict.as_mut(),
+            ) {
+                p.alt = Some(value.trim().to_owned()).filter(|v| !v.is_empty());
+            }
+        }
         if old.dest == Dest::Pict && self.cur.dest != Dest::Pict {
             if let Some(p) = self.pict.take() {
                 self.images += 1;

@@ -166,6 +166,21 @@ fn pictures_and_metadata() {
 }
 
 #[test]
+fn a_pictures_alt_text_comes_from_its_properties() {
+    // As Word and LibreOffice write it; other shape properties and the name are not alt text.
+    let doc = convert(
+        br"{\rtf1{\*\shppict{\pict{\*\picprop{\sp{\sn wzName}{\sv Picture 1}}{\sp{\sn wzDescription}{\sv A caf\'e9 \u8212\'3f chart}}{\sp{\sn fLine}{\sv 0}}}\pngblip 89504e47}}
+{\*\shppict{\pict{\*\picprop{\sp{\sn wzDescription}{\sv }}}\pngblip 89504e47}}\par}",
+    )
+    .unwrap();
+    let images = doc.images();
+    assert_eq!(images.len(), 2);
+    assert_eq!(images[0].alt.as_deref(), Some("A café — chart"));
+    assert_eq!(images[0].data, [0x89, 0x50, 0x4e, 0x47]);
+    assert_eq!(images[1].alt, None);
+}
+
+#[test]
 fn hostile_input_never_panics() {
     assert_eq!(
         convert(b"not rtf").unwrap_err().kind(),

@@ -59,7 +59,6 @@ fn skipped_destination(w: &[u8]) -> bool {
             | b"doccomm"
             | b"printim"
             | b"buptim"
-            | b"picprop"
             | b"blipuid"
             | b"falt"
             | b"panose"
@@ -89,6 +88,7 @@ fn known_starred(w: &[u8]) -> bool {
     matches!(
         w,
         b"shppict"
+            | b"picprop"
             | b"shpinst"
             | b"fldinst"
             | b"shptxt"
@@ -110,7 +110,9 @@ impl Interp<'_, '_> {
                 return;
             }
         }
-        if self.at_group_start && skipped_destination(w) {
+        // A picture's properties (`\*\picprop{\sp{\sn …}{\sv …}}`) are read for its alt text.
+        let picture_property = self.cur.dest == Dest::Pict && w == b"sp";
+        if self.at_group_start && skipped_destination(w) && !picture_property {
             self.skip_group();
             return;
         }
@@ -307,6 +309,19 @@ impl Interp<'_, '_> {
     }
 
     fn pict_word(&mut self, w: &[u8], p: Option<i32>) {
+        match w {
+            b"sn" => {
+                self.cur.dest = Dest::ShapeName;
+                self.shape_name.clear();
+                return;
+            }
+            b"sv" => {
+                self.cur.dest = Dest::ShapeValue;
+                self.shape_value.clear();
+                return;
+            }
+            _ => {}
+        }
         let Some(pict) = self.pict.as_mut() else {
             return;
         };
