@@ -111,6 +111,8 @@ struct PendingItem {
     ordered: bool,
     start: u64,
     content: Vec<Inline>,
+    /// A further paragraph of the last item at `level`, not an item of its own.
+    continuation: bool,
 }
 
 /// Where blocks of one flow (the body, or a footnote) are collected.
@@ -208,6 +210,28 @@ impl Flow {
                 ordered,
                 start,
                 content,
+                continuation: false,
+            });
+            return;
+        }
+        // Indented like an open list's text, without a marker: more of the item above (Word's
+        // "List Continue" styles); lists deeper than its indent close.
+        let open = props
+            .indent
+            .filter(|&i| i > 0 && props.heading.is_none())
+            .and_then(|i| {
+                self.path
+                    .iter()
+                    .rposition(|o| o.indent.is_some_and(|oi| oi < i + INDENT_STEP))
+            });
+        if let Some(k) = open {
+            self.path.truncate(k + 1);
+            self.items.push(PendingItem {
+                level: self.path[k].depth,
+                ordered: false,
+                start: 1,
+                content,
+                continuation: true,
             });
             return;
         }
@@ -365,10 +389,13 @@ fn build_list(
             continue;
         }
         let Some(item) = iter.next() else { break };
-        list.items.push(ListItem {
-            blocks: vec![Block::Paragraph(item.content)],
-            checked: None,
-        });
+        match list.items.last_mut() {
+            Some(last) if item.continuation => last.blocks.push(Block::Paragraph(item.content)),
+            _ => list.items.push(ListItem {
+                blocks: vec![Block::Paragraph(item.content)],
+                checked: None,
+            }),
+        }
     }
     Some(list)
 }

@@ -108,6 +108,39 @@ fn lists_of_separate_overrides_nest_by_indent() {
 }
 
 #[test]
+fn indented_paragraphs_without_a_marker_continue_the_item() {
+    let b = blocks(
+        r#"{\rtf1\pard{\listtext\'b7\tab}\ilvl0\ls1\li360 top\par
+\pard{\listtext\'b7\tab}\ilvl0\ls2\li720 second\par
+\pard\li360 more of top\par
+\pard{\listtext\'b7\tab}\ilvl0\ls2\li720 second again\par
+\pard\li720 more of second again\par
+\pard{\listtext\'b7\tab}\ilvl0\ls1\li360 top again\par
+\pard after\par}"#,
+    );
+    let [Block::List(top), after] = b.as_slice() else {
+        panic!("{b:#?}")
+    };
+    assert_eq!(after, &Block::text("after"));
+    assert_eq!(top.items.len(), 2, "{top:#?}");
+    let first = &top.items[0].blocks;
+    assert!(
+        matches!(&first[1], Block::List(l) if l.items.len() == 1),
+        "{first:#?}"
+    );
+    assert_eq!(first[2], Block::text("more of top"));
+    // the second list under "top" after its further paragraph, then "top again"
+    let Block::List(second) = &first[3] else {
+        panic!("{first:#?}")
+    };
+    assert_eq!(
+        second.items[0].blocks[1],
+        Block::text("more of second again")
+    );
+    assert_eq!(top.items[1].blocks, [Block::text("top again")]);
+}
+
+#[test]
 fn tables_lists_links_and_footnotes() {
     let b = blocks(
         r#"{\rtf1\trowd\trhdr\cellx1000\cellx2000\pard\intbl A\cell B\cell\row\trowd\cellx1000\cellx2000\pard\intbl 1\par 2\cell 3\cell\row
