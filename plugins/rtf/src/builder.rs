@@ -124,6 +124,10 @@ pub struct Flow {
     row: Vec<Cell>,
     cell: Vec<Inline>,
     rows: Vec<Vec<Cell>>,
+    /// Each row's cell right edges (`\cellx`, twips), when its definition gave one per cell.
+    bounds: Vec<Vec<i32>>,
+    /// The cell right edges of the row being read.
+    row_bounds: Vec<i32>,
     header_rows: usize,
     row_is_header: bool,
     items: Vec<PendingItem>,
@@ -274,9 +278,21 @@ impl Flow {
             self.header_rows += 1;
         }
         self.row_is_header = false;
+        let bounds = std::mem::take(&mut self.row_bounds);
         if self.rows.len() < MAX_ROWS {
+            self.bounds.push(if bounds.len() == row.len() {
+                bounds
+            } else {
+                Vec::new()
+            });
             self.rows.push(row);
         }
+    }
+
+    /// `\trowd … \cellxN …`: the right edges of the next row's cells.
+    pub fn set_row_bounds(&mut self, bounds: &[i32]) {
+        self.row_bounds.clear();
+        self.row_bounds.extend_from_slice(bounds);
     }
 
     fn finish_table(&mut self) {
@@ -286,11 +302,19 @@ impl Flow {
         if self.rows.is_empty() {
             return;
         }
-        let width = self.rows.iter().map(Vec::len).max().unwrap_or(0);
         let mut rows = std::mem::take(&mut self.rows);
+        let bounds = std::mem::take(&mut self.bounds);
+        spans_from_bounds(&mut rows, &bounds);
+        let width = rows
+            .iter()
+            .map(|r| r.iter().map(|c| c.colspan as usize).sum::<usize>())
+            .max()
+            .unwrap_or(0);
         for r in &mut rows {
-            while r.len() < width {
+            let mut have: usize = r.iter().map(|c| c.colspan as usize).sum();
+            while have < width {
                 r.push(Cell::text(""));
+                have += 1;
             }
         }
         self.blocks.push(Block::Table(Table {
@@ -357,6 +381,36 @@ impl Flow {
         self.finish_table();
         self.finish_list();
         self.blocks
+    }
+}
+
+/// Edges closer than this (twips) are one column edge.
+const EDGE_SLACK: i32 = 30;
+
+/// Column spans from the cells' right edges: the table's columns are bounded by every edge
+/// any row has, and a cell spans the columns between its left and right edge (LibreOffice
+/// and Word write a horizontally merged cell as one wider cell). Rows without edges keep
+/// one column per cell.
+fn spans_from_bounds(rows: &mut [Vec<Cell>], bounds: &[Vec<i32>]) {
+    let mut edges: Vec<i32> = bounds.iter().flatten().copied().collect();
+    edges.sort_unstable();
+    edges.dedup_by(|b, a| *b - *a < EDGE_SLACK);
+    if edges.len() > 1000 {
+        return;
+    }
+    for (row, row_bounds) in rows.iter_mut().zip(bounds) {
+        if row_bounds.is_empty() {
+            continue;
+        }
+        let mut left = i32::MIN;
+        for (cell, &right) in row.iter_mut().zip(row_bounds) {
+            let n = edges
+                .iter()
+                .filter(|&&e| e > left + EDGE_SLACK / 2 && e < right + EDGE_SLACK)
+                .count();
+            cell.colspan = u32::try_from(n.max(1)).unwrap_or(1);
+            left = left.max(right);
+        }
     }
 }
 

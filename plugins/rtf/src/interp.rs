@@ -137,6 +137,8 @@ pub struct Interp<'a, 'c> {
     fields: Vec<Field>,
     paragraphs: u64,
     pict: Option<Pict>,
+    /// `\cellx` right edges of the table row defined last (`\trowd`).
+    cell_edges: Vec<i32>,
     /// The picture property being read (`\sn`, `\sv`).
     shape_name: String,
     shape_value: String,
@@ -180,6 +182,7 @@ impl<'a, 'c> Interp<'a, 'c> {
             fields: Vec::new(),
             paragraphs: 0,
             pict: None,
+            cell_edges: Vec::new(),
             shape_name: String::new(),
             shape_value: String::new(),
             images: 0,

@@ -141,6 +141,33 @@ fn indented_paragraphs_without_a_marker_continue_the_item() {
 }
 
 #[test]
+fn a_wider_cell_spans_the_columns_its_edges_cover() {
+    // LibreOffice writes a horizontally merged cell as one cell with a wider \cellx.
+    let b = blocks(
+        r"{\rtf1\trowd\cellx1000\cellx2000\cellx3000\pard\intbl a\cell b\cell c\cell\row
+\trowd\cellx1000\cellx3005\pard\intbl\cell wide right\cell\row
+\trowd\cellx2000\cellx3000\pard\intbl wide left\cell z\cell\row
+\pard after\par}",
+    );
+    let Block::Table(t) = &b[0] else {
+        panic!("{b:?}")
+    };
+    let spans: Vec<Vec<(String, u32)>> = t
+        .rows
+        .iter()
+        .map(|r| r.iter().map(|c| (text_of(&c.content), c.colspan)).collect())
+        .collect();
+    assert_eq!(
+        spans,
+        [
+            vec![("a".into(), 1), ("b".into(), 1), ("c".into(), 1)],
+            vec![("".into(), 1), ("wide right".into(), 2)],
+            vec![("wide left".into(), 2), ("z".into(), 1)],
+        ]
+    );
+}
+
+#[test]
 fn tables_lists_links_and_footnotes() {
     let b = blocks(
         r#"{\rtf1\trowd\trhdr\cellx1000\cellx2000\pard\intbl A\cell B\cell\row\trowd\cellx1000\cellx2000\pard\intbl 1\par 2\cell 3\cell\row

@@ -222,8 +222,13 @@ impl Interp<'_, '_> {
             b"cell" if self.cur.dest == Dest::Body => {
                 self.flow().end_cell();
             }
+            b"trowd" => self.cell_edges.clear(),
+            b"cellx" if self.cell_edges.len() < 1000 => self.cell_edges.push(param),
             b"row" if self.cur.dest == Dest::Body => {
+                let edges = std::mem::take(&mut self.cell_edges);
+                self.flow().set_row_bounds(&edges);
                 self.flow().end_row();
+                self.cell_edges = edges;
             }
             b"nestcell" => self.emit(" "),
             b"nestrow" if self.cur.dest == Dest::Body => {
