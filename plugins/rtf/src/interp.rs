@@ -406,6 +406,9 @@ impl<'a, 'c> Interp<'a, 'c> {
                 self.styles.insert(num, level.min(6));
             }
             Some(_) => {}
+            // The table of contents' own heading is left out of the outline (Word gives
+            // "TOC Heading" body level; LibreOffice's RTF of it keeps only the base).
+            None if matches!(name.as_str(), "toc heading" | "contents heading") => {}
             None => {
                 if let Some(base) = based_on.filter(|&b| b != num) {
                     self.based_on.insert(num, base);

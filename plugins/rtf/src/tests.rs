@@ -73,14 +73,15 @@ fn headings_from_styles_and_outline_levels() {
 #[test]
 fn styles_based_on_a_heading_are_headings() {
     let b = blocks(
-        r"{\rtf1{\stylesheet{\s0 Normal;}{\s2\sbasedon0 heading 2;}{\s20\sbasedon2 Report Heading 2;}{\s21\sbasedon20 Report Heading 2 Red;}{\s22\sbasedon2\outlinelevel9 Quiet Heading;}{\s23\sbasedon0 Body Text;}{\s24\sbasedon24 Loop;}}
-\pard\s20 Custom\par\pard\s21 Deeper chain\par\pard\s22 Says body\par\pard\s23 Body\par\pard\s24 Loop\par}",
+        r"{\rtf1{\stylesheet{\s0 Normal;}{\s2\sbasedon0 heading 2;}{\s20\sbasedon2 Report Heading 2;}{\s21\sbasedon20 Report Heading 2 Red;}{\s22\sbasedon2\outlinelevel9 Quiet Heading;}{\s23\sbasedon0 Body Text;}{\s24\sbasedon24 Loop;}{\s25\sbasedon2 Contents Heading;}}
+\pard\s20 Custom\par\pard\s21 Deeper chain\par\pard\s22 Says body\par\pard\s23 Body\par\pard\s24 Loop\par\pard\s25 Contents\par}",
     );
     assert_eq!(b[0], Block::heading(2, "Custom"));
     assert_eq!(b[1], Block::heading(2, "Deeper chain"));
     assert_eq!(b[2], Block::text("Says body"));
     assert_eq!(b[3], Block::text("Body"));
     assert_eq!(b[4], Block::text("Loop"));
+    assert_eq!(b[5], Block::text("Contents"));
 }
 
 #[test]
