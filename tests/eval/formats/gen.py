@@ -26,6 +26,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import tempfile
 
@@ -430,6 +431,32 @@ def generate_rich(rng: random.Random, typ: str, name: str, path: str) -> dict:
     return rich.rich_truth(blocks, typ)
 
 
+def soffice_run(cmd: list[str], timeout: int) -> None:
+    """Runs soffice in a session of its own, killed whole on timeout (soffice.bin outlives
+    its launcher, and one document can hang a batch)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
+    try:
+        p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+
+
+def convert_all(soffice, profile, ext, outdir, srcs) -> None:
+    """Converts a batch; documents missing afterwards (a hang or crash) are retried one by
+    one with a short timeout, so one bad document costs only itself."""
+    if not srcs:
+        return  # soffice given no documents waits for ever
+    soffice_run([soffice, profile, "--headless", "--convert-to", ext, "--outdir", outdir, *srcs],
+                timeout=60 + 10 * len(srcs))
+    for src in srcs:
+        stem = os.path.basename(src).rsplit(".", 1)[0]
+        if os.path.isdir(outdir) and not os.path.exists(os.path.join(outdir, f"{stem}.{ext}")):
+            soffice_run([soffice, profile, "--headless", "--convert-to", ext, "--outdir", outdir, src],
+                        timeout=60)
+
+
 def libreoffice(out: str, made: list[str]) -> None:
     """Re-saves DOCX, PPTX and XLSX through LibreOffice: the copies keep the truth."""
     soffice = shutil.which("soffice") or shutil.which("libreoffice")
@@ -445,19 +472,18 @@ def libreoffice(out: str, made: list[str]) -> None:
             if not srcs:
                 continue
             d1 = os.path.join(tmp, tag + "-1")
-            subprocess.run([soffice, profile, "--headless", "--convert-to", mid, "--outdir", d1, *srcs],
-                           capture_output=True, timeout=900)
+            convert_all(soffice, profile, mid, d1, srcs)
             final_dir, final_ext = d1, mid
             if back:
                 d2 = os.path.join(tmp, tag + "-2")
                 mids = [os.path.join(d1, os.path.basename(p).rsplit(".", 1)[0] + "." + mid) for p in srcs]
-                subprocess.run([soffice, profile, "--headless", "--convert-to", back, "--outdir", d2,
-                                *[m for m in mids if os.path.exists(m)]], capture_output=True, timeout=900)
+                convert_all(soffice, profile, back, d2, [m for m in mids if os.path.exists(m)])
                 final_dir, final_ext = d2, back
             for p in srcs:
                 stem = os.path.basename(p).rsplit(".", 1)[0]
                 got = os.path.join(final_dir, f"{stem}.{final_ext}")
                 if not os.path.exists(got):
+                    print(f"gen: LibreOffice made no {final_ext} of {os.path.basename(p)}")
                     continue
                 name = f"{tag}_{stem}"
                 shutil.copy(got, os.path.join(out, f"{name}.{final_ext}"))

@@ -613,8 +613,12 @@ def write_docx(blocks, path, rng, furniture):
     if footer:
         d.sections[0].footer.paragraphs[0].text = footer
     heads = [b for b in blocks if b[0] == "h"]
+    prev = None
     for b in blocks:
         k = b[0]
+        if k == "table" and prev == "table":
+            d.add_paragraph()  # Word keeps a paragraph between tables, else they are one table
+        prev = k
         if k in ("title", "subtitle"):
             docx_runs(d.add_paragraph(style=k.capitalize()), b[1], notes)
         elif k == "toc":

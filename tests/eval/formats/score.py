@@ -111,6 +111,7 @@ def json_to_md(doc: dict) -> str:
                 out.append(s["notes"] if isinstance(s["notes"], str) else json.dumps(s["notes"]))
     elif kind == "spreadsheet":
         for sh in c.get("sheets", []):
+            out.append("## " + str(sh.get("sheet_name", "")))
             for r in sh.get("rows", []):
                 cells = [" ".join(("" if v is None else str(v)).split()).replace("|", "\\|") for v in r.get("cells", [])]
                 out.append("| " + " | ".join(cells) + " |")
