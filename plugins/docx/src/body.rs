@@ -47,6 +47,8 @@ pub(crate) struct Para {
     pub num_id: Option<String>,
     pub ilvl: Option<u8>,
     pub outline: Option<u8>,
+    /// Direct left indent in twips (`w:ind w:left` or `w:start`).
+    pub indent: Option<i64>,
     pub inlines: Vec<Inline>,
     /// Text boxes anchored in this paragraph, output after it.
     pub after: Vec<Item>,

@@ -4,7 +4,10 @@
 //! - a paragraph is a heading when its style (or a style it is based on) is a heading or
 //!   Title, or when it has an outline level; a numbered heading keeps its number as text
 //!   ("1.2 Scope");
-//! - list paragraphs become nested [`List`]s by level. A plain decimal `N.` list is an
+//! - list paragraphs become nested [`List`]s by level; a paragraph of another list
+//!   definition nests by indent instead, since levels of different lists do not compare
+//!   (Word's "List Bullet 2" style is level 0 of a list of its own, indented a step
+//!   further than "List Bullet"). A plain decimal `N.` list is an
 //!   ordered list (Markdown renumbers it identically); any other label (`a)`, `iv.`,
 //!   `1.2.3.`) is kept as text at the start of the item of an unordered list, because
 //!   Markdown cannot express it and readers quote those labels;
@@ -29,9 +32,45 @@ pub(crate) struct Builder<'a> {
 }
 
 struct Open {
-    level: u8,
+    place: Place,
     list: List,
     next: i64,
+}
+
+/// Where a list paragraph sits: its list definition, level and indent.
+#[derive(Clone)]
+struct Place {
+    list: String,
+    level: u8,
+    indent: Option<i64>,
+}
+
+/// Indents closer than this (a quarter inch, in twips) are the same step.
+const INDENT_STEP: i64 = 360 / 2;
+
+impl Place {
+    fn of(label: &Label) -> Place {
+        Place {
+            list: label.list.clone(),
+            level: label.level,
+            indent: label.indent,
+        }
+    }
+
+    /// How deep `self` sits against `other`: by level within one list definition, by
+    /// indent across two (by level when either indent is unknown).
+    fn depth_cmp(&self, other: &Place) -> std::cmp::Ordering {
+        match (self.indent, other.indent) {
+            (Some(a), Some(b)) if self.list != other.list => {
+                if (a - b).abs() < INDENT_STEP {
+                    std::cmp::Ordering::Equal
+                } else {
+                    a.cmp(&b)
+                }
+            }
+            _ => self.level.cmp(&other.level),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -54,6 +93,30 @@ impl Lists {
         }
     }
 
+    /// A paragraph indented at least as far as an open list's items is a further paragraph
+    /// of that list's last item (Word's "List Continue" styles): it is taken out of `para`,
+    /// and lists deeper than its indent close.
+    fn continue_item(&mut self, indent: i64, para: &mut Option<Vec<Inline>>, out: &mut Vec<Block>) {
+        let Some(k) = self
+            .stack
+            .iter()
+            .rposition(|t| t.place.indent.is_some_and(|i| i < indent + INDENT_STEP))
+        else {
+            return;
+        };
+        if self.stack[k].list.items.is_empty() {
+            return;
+        }
+        while self.stack.len() > k + 1 {
+            if let Some(done) = self.stack.pop() {
+                self.attach(done, out);
+            }
+        }
+        if let (Some(item), Some(content)) = (self.stack[k].list.items.last_mut(), para.take()) {
+            item.blocks.push(Block::Paragraph(content));
+        }
+    }
+
     fn flush(&mut self, out: &mut Vec<Block>) {
         while let Some(done) = self.stack.pop() {
             self.attach(done, out);
@@ -61,27 +124,36 @@ impl Lists {
     }
 
     fn push(&mut self, label: &Label, content: Vec<Inline>, out: &mut Vec<Block>) {
-        let level = label.level;
+        let place = Place::of(label);
         let (ordered, value) = match label.kind {
             LabelKind::Ordered { value, plain: true } => (true, value),
             _ => (false, 0),
         };
-        while self.stack.last().is_some_and(|t| t.level > level) {
+        while self
+            .stack
+            .last()
+            .is_some_and(|t| t.place.depth_cmp(&place).is_gt())
+        {
             if let Some(done) = self.stack.pop() {
                 self.attach(done, out);
             }
         }
         if let Some(top) = self.stack.last() {
-            if top.level == level && (top.list.ordered != ordered || (ordered && top.next != value))
+            if top.place.depth_cmp(&place).is_eq()
+                && (top.list.ordered != ordered || (ordered && top.next != value))
             {
                 if let Some(done) = self.stack.pop() {
                     self.attach(done, out);
                 }
             }
         }
-        if self.stack.last().is_none_or(|t| t.level < level) {
+        if self
+            .stack
+            .last()
+            .is_none_or(|t| t.place.depth_cmp(&place).is_lt())
+        {
             self.stack.push(Open {
-                level,
+                place,
                 list: List {
                     ordered,
                     start: if ordered { value.max(0) as u64 } else { 1 },
@@ -246,14 +318,22 @@ impl Builder<'_> {
                     lists.push(&label, content, out);
                 }
                 (None, None) => {
-                    lists.flush(out);
                     if only_images(&inlines) {
+                        lists.flush(out);
                         out.extend(inlines.into_iter().filter_map(|i| match i {
                             Inline::Image(img) => Some(Block::Image(img)),
                             _ => None,
                         }));
                     } else {
-                        out.push(Block::Paragraph(inlines));
+                        let indent = p.indent.or_else(|| self.styles.indent(p.style.as_deref()));
+                        let mut para = Some(inlines);
+                        if let Some(i) = indent.filter(|&i| i > 0) {
+                            lists.continue_item(i, &mut para, out);
+                        }
+                        if let Some(inlines) = para {
+                            lists.flush(out);
+                            out.push(Block::Paragraph(inlines));
+                        }
                     }
                 }
             }

@@ -20,6 +20,8 @@ struct Level {
     text: String,
     start: i64,
     legal: bool,
+    /// The level's left indent in twips (`w:pPr/w:ind`), when it gives one.
+    indent: Option<i64>,
 }
 
 #[derive(Debug, Default)]
@@ -52,6 +54,10 @@ pub(crate) struct Label {
     pub text: String,
     pub kind: LabelKind,
     pub level: u8,
+    /// The abstract definition the paragraph counts in: one list, whichever num names it.
+    pub list: String,
+    /// The level's left indent in twips, when the definition gives one.
+    pub indent: Option<i64>,
 }
 
 #[derive(Debug, Default)]
@@ -116,7 +122,7 @@ impl Numbering {
         let levels: Vec<Option<Level>> = (0..LEVELS).map(|l| self.level(num, l)).collect();
         let overrides = num.start_overrides;
         let first_use = self.used.insert(num_id.to_owned());
-        let counters = self.counters.entry(key).or_default();
+        let counters = self.counters.entry(key.clone()).or_default();
         if first_use {
             for (l, o) in overrides.iter().enumerate() {
                 if let Some(start) = o {
@@ -141,6 +147,8 @@ impl Numbering {
                 text: String::new(),
                 kind: LabelKind::Bullet,
                 level: ilvl as u8,
+                list: key,
+                indent: level.indent,
             });
         }
         let mut text = String::new();
@@ -171,6 +179,8 @@ impl Numbering {
             text,
             kind: LabelKind::Ordered { value, plain },
             level: ilvl as u8,
+            list: key,
+            indent: level.indent,
         })
     }
 }
@@ -204,6 +214,8 @@ fn parse_level(x: &mut Xml<'_>) -> Result<Level> {
             Ev::Empty(e) => {
                 if depth == 0 || (name(&e) == b"numFmt" && level.fmt == "decimal") {
                     level_prop(&e, &mut level);
+                } else if depth == 1 && name(&e) == b"ind" {
+                    level.indent = crate::xml::indent(&e);
                 }
             }
             Ev::End => {

@@ -55,6 +55,7 @@ struct StyleDef {
     fmt: FmtDelta,
     num_id: Option<String>,
     ilvl: Option<u8>,
+    indent: Option<i64>,
 }
 
 #[derive(Debug, Default)]
@@ -135,6 +136,11 @@ impl Styles {
     }
 
     /// The numbering a paragraph style attaches (`numId`, level).
+    /// The left indent (twips) a paragraph style gives, from it or a style it is based on.
+    pub(crate) fn indent(&self, style: Option<&str>) -> Option<i64> {
+        self.chain(style).find_map(|def| def.indent)
+    }
+
     pub(crate) fn numbering(&self, style: Option<&str>) -> Option<(String, Option<u8>)> {
         style?;
         let mut ilvl = None;
@@ -183,6 +189,7 @@ fn handle(e: &quick_xml::events::BytesStart<'_>, def: &mut StyleDef, stack: &[u8
         (Some(1), b"outlineLvl") => {
             def.outline = attr(e, b"val").and_then(|v| v.trim().parse().ok())
         }
+        (Some(1), b"ind") => def.indent = crate::xml::indent(e).or(def.indent),
         (Some(3), b"numId") => def.num_id = attr(e, b"val"),
         (Some(3), b"ilvl") => def.ilvl = attr(e, b"val").and_then(|v| v.trim().parse().ok()),
         (Some(2), _) => {

@@ -226,6 +226,116 @@ fn lists_nest_number_and_restart() {
     assert!(!lists[4].ordered);
 }
 
+/// Word's "List Bullet", "List Bullet 2" and "List Number 3" styles: each its own single-level
+/// list definition, told apart by indent only.
+const STYLE_LISTS: &str = r#"<w:numbering xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">
+<w:abstractNum w:abstractNumId="5"><w:lvl w:ilvl="0"><w:numFmt w:val="bullet"/><w:lvlText w:val=""/><w:pPr><w:ind w:left="360" w:hanging="360"/></w:pPr></w:lvl></w:abstractNum>
+<w:abstractNum w:abstractNumId="6"><w:lvl w:ilvl="0"><w:numFmt w:val="bullet"/><w:lvlText w:val="o"/><w:pPr><w:tabs><w:tab w:val="num" w:pos="720"/></w:tabs><w:ind w:left="720" w:hanging="360"/></w:pPr></w:lvl></w:abstractNum>
+<w:abstractNum w:abstractNumId="7"><w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:lvlText w:val="%1."/><w:pPr><w:ind w:start="1080" w:hanging="360"/></w:pPr></w:lvl></w:abstractNum>
+<w:abstractNum w:abstractNumId="8"><w:lvl w:ilvl="0"><w:numFmt w:val="bullet"/><w:lvlText w:val="-"/><w:pPr><w:ind w:left="360" w:hanging="360"/></w:pPr></w:lvl></w:abstractNum>
+<w:num w:numId="1"><w:abstractNumId w:val="5"/></w:num>
+<w:num w:numId="2"><w:abstractNumId w:val="6"/></w:num>
+<w:num w:numId="3"><w:abstractNumId w:val="7"/></w:num>
+<w:num w:numId="4"><w:abstractNumId w:val="8"/></w:num>
+</w:numbering>"#;
+
+#[test]
+fn lists_of_separate_definitions_nest_by_indent() {
+    let body = [
+        item(1, 0, "top"),
+        item(2, 0, "second"),
+        item(3, 0, "third"),
+        item(3, 0, "third again"),
+        item(2, 0, "second again"),
+        item(1, 0, "top again"),
+        item(4, 0, "same indent, other list"),
+    ]
+    .concat();
+    let doc = document(&body);
+    let bytes = zip(&[
+        ("_rels/.rels", PKG_RELS.as_bytes()),
+        ("word/document.xml", doc.as_bytes()),
+        ("word/_rels/document.xml.rels", DOC_RELS.as_bytes()),
+        ("word/styles.xml", STYLES.as_bytes()),
+        ("word/numbering.xml", STYLE_LISTS.as_bytes()),
+    ]);
+    let doc = run(&bytes);
+    let [Block::List(outer)] = blocks(&doc) else {
+        panic!("one list expected: {:#?}", blocks(&doc))
+    };
+    let texts = |l: &List| -> Vec<String> {
+        l.items
+            .iter()
+            .map(|i| match &i.blocks[0] {
+                Block::Paragraph(c) => plain(c),
+                _ => String::new(),
+            })
+            .collect()
+    };
+    assert_eq!(
+        texts(outer),
+        ["top", "top again", "same indent, other list"]
+    );
+    let Block::List(second) = &outer.items[0].blocks[1] else {
+        panic!("second level expected")
+    };
+    assert_eq!(texts(second), ["second", "second again"]);
+    let Block::List(third) = &second.items[0].blocks[1] else {
+        panic!("third level expected")
+    };
+    assert!(third.ordered);
+    assert_eq!(texts(third), ["third", "third again"]);
+}
+
+#[test]
+fn list_continue_paragraphs_stay_in_their_item() {
+    // "List Continue" paragraphs (indented like the list's text, no number) are further
+    // paragraphs of the item above; a paragraph at the margin ends the list.
+    let styles = STYLES.replace(
+        "</w:styles>",
+        r#"<w:style w:type="paragraph" w:styleId="ListContinue"><w:name w:val="List Continue"/><w:pPr><w:ind w:left="360"/></w:pPr></w:style></w:styles>"#,
+    );
+    let body = [
+        item(1, 0, "top"),
+        item(2, 0, "second"),
+        styled("ListContinue", "more of top"),
+        item(1, 0, "top again"),
+        "<w:p><w:pPr><w:ind w:left=\"720\"/></w:pPr><w:r><w:t>more of second</w:t></w:r></w:p>"
+            .into(),
+        p("after"),
+        item(1, 0, "new list"),
+    ];
+    let body = [&body[..4], &[item(2, 0, "second again")], &body[4..]]
+        .concat()
+        .concat();
+    let doc = document(&body);
+    let bytes = zip(&[
+        ("_rels/.rels", PKG_RELS.as_bytes()),
+        ("word/document.xml", doc.as_bytes()),
+        ("word/_rels/document.xml.rels", DOC_RELS.as_bytes()),
+        ("word/styles.xml", styles.as_bytes()),
+        ("word/numbering.xml", STYLE_LISTS.as_bytes()),
+    ]);
+    let doc = run(&bytes);
+    let b = blocks(&doc);
+    assert_eq!(b.len(), 3, "{b:#?}");
+    let Block::List(outer) = &b[0] else {
+        panic!("{b:#?}")
+    };
+    let [Block::Paragraph(_), Block::List(_), Block::Paragraph(more)] = &outer.items[0].blocks[..]
+    else {
+        panic!("{:#?}", outer.items[0])
+    };
+    assert_eq!(plain(more), "more of top");
+    let Block::List(second) = &outer.items[1].blocks[1] else {
+        panic!("{:#?}", outer.items[1])
+    };
+    assert!(
+        matches!(&second.items[0].blocks[1], Block::Paragraph(c) if plain(c) == "more of second")
+    );
+    assert_eq!(b[1], Block::text("after"));
+}
+
 #[test]
 fn tables_with_merges_headers_and_nested_tables() {
     let body = r#"<w:tbl><w:tblPr/><w:tblGrid><w:gridCol/><w:gridCol/><w:gridCol/></w:tblGrid>

@@ -182,6 +182,13 @@ pub(crate) fn on_off(e: &BytesStart<'_>) -> bool {
     )
 }
 
+/// A `w:ind` element's left indent in twips (`w:left`, or `w:start` in newer files).
+pub(crate) fn indent(e: &BytesStart<'_>) -> Option<i64> {
+    attr(e, b"left")
+        .or_else(|| attr(e, b"start"))
+        .and_then(|v| v.trim().parse().ok())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -81,6 +81,14 @@ enum Frame {
     },
 }
 
+#[derive(Default)]
+struct HtmlOpen {
+    bold: u32,
+    italic: u32,
+    strike: u32,
+    links: u32,
+}
+
 /// The event-to-model state machine.
 pub struct Builder {
     containers: Vec<Container>,
@@ -89,6 +97,9 @@ pub struct Builder {
     bold: u32,
     italic: u32,
     strike: u32,
+    /// Formatting and links opened by inline HTML tags (`<b>`, `<em>`, `<a href>`), which
+    /// need not be closed: they end with the leaf.
+    html: HtmlOpen,
     notes: Vec<Block>,
     max_depth: usize,
     max_images: u32,
@@ -112,6 +123,7 @@ impl Builder {
             bold: 0,
             italic: 0,
             strike: 0,
+            html: HtmlOpen::default(),
             notes: Vec::new(),
             max_depth: (max_depth as usize).clamp(2, MAX_KEPT_DEPTH),
             max_images,
@@ -408,6 +420,7 @@ impl Builder {
         while !self.frames.is_empty() {
             self.close_frame();
         }
+        self.html = HtmlOpen::default();
         let Some(leaf) = self.leaf.take() else {
             return;
         };
@@ -498,9 +511,9 @@ impl Builder {
 
     fn style(&self) -> Style {
         Style {
-            bold: self.bold > 0,
-            italic: self.italic > 0,
-            strike: self.strike > 0,
+            bold: self.bold + self.html.bold > 0,
+            italic: self.italic + self.html.italic > 0,
+            strike: self.strike + self.html.strike > 0,
         }
     }
 
@@ -554,9 +567,52 @@ impl Builder {
         let lower = trimmed.to_ascii_lowercase();
         if lower.starts_with("<br") {
             self.push_inline(Inline::Break);
-        } else {
+        } else if !self.html_format(trimmed) {
             self.text(html);
         }
+    }
+
+    /// An inline formatting tag (`<b>`, `</em>`, `<u>`, `<a href="…">`, ...): its
+    /// formatting is applied where the model has it and the tag itself is dropped, so
+    /// `ta<u>ble</u>` reads "table". Other tags stay text; returns whether the tag was taken.
+    fn html_format(&mut self, tag: &str) -> bool {
+        let Some((closing, name)) = tag_name(tag) else {
+            return false;
+        };
+        let count = match name.as_str() {
+            "b" | "strong" => &mut self.html.bold,
+            "i" | "em" | "cite" | "dfn" | "var" => &mut self.html.italic,
+            "s" | "del" | "strike" => &mut self.html.strike,
+            "a" if closing => {
+                if self.html.links > 0 && matches!(self.frames.last(), Some(Frame::Link { .. })) {
+                    self.html.links -= 1;
+                    self.close_frame();
+                }
+                return true;
+            }
+            "a" => {
+                let Some(href) = attribute(tag, "href") else {
+                    return true;
+                };
+                self.ensure_leaf();
+                self.frames.push(Frame::Link {
+                    href,
+                    title: attribute(tag, "title").filter(|t| !t.trim().is_empty()),
+                    content: Vec::new(),
+                });
+                self.html.links += 1;
+                return true;
+            }
+            "u" | "ins" | "span" | "sup" | "sub" | "small" | "big" | "mark" | "kbd" | "abbr"
+            | "font" | "code" | "samp" | "tt" | "q" | "time" | "nobr" | "wbr" => return true,
+            _ => return false,
+        };
+        *count = if closing {
+            count.saturating_sub(1)
+        } else {
+            count.saturating_add(1)
+        };
+        true
     }
 
     fn close_frame(&mut self) {
@@ -716,6 +772,50 @@ pub fn plain_text(inlines: &[Inline]) -> String {
 }
 
 /// Raw HTML without its `<!-- comments -->` (invisible in any rendering of the source).
+/// `<name …>` or `</name>`: whether it closes, and the lower-case name.
+fn tag_name(tag: &str) -> Option<(bool, String)> {
+    let inner = tag.strip_prefix('<')?.strip_suffix('>')?;
+    let (closing, rest) = match inner.strip_prefix('/') {
+        Some(rest) => (true, rest),
+        None => (false, inner),
+    };
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .collect();
+    let after = &rest[name.len()..];
+    let ok = !name.is_empty()
+        && (after.is_empty() || after.starts_with(|c: char| c.is_whitespace() || c == '/'));
+    ok.then(|| (closing, name.to_ascii_lowercase()))
+}
+
+/// An attribute's value in a start tag, quoted or not.
+fn attribute(tag: &str, name: &str) -> Option<String> {
+    let lower = tag.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(i) = lower[from..].find(name) {
+        let at = from + i;
+        from = at + name.len();
+        if !lower[..at].ends_with(|c: char| c.is_whitespace()) {
+            continue;
+        }
+        let rest = tag[from..].trim_start();
+        let Some(rest) = rest.strip_prefix('=') else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let value = match rest.chars().next() {
+            Some(q @ ('"' | '\'')) => rest[1..].split(q).next().unwrap_or(""),
+            _ => rest
+                .split(|c: char| c.is_whitespace() || c == '>')
+                .next()
+                .unwrap_or(""),
+        };
+        return Some(value.to_owned());
+    }
+    None
+}
+
 fn strip_html_comments(html: &str) -> String {
     let mut out = String::with_capacity(html.len());
     let mut rest = html;

@@ -139,7 +139,7 @@ fn images_footnotes_and_html() {
     let Block::Paragraph(p) = &b[3] else {
         panic!("{b:?}")
     };
-    assert_eq!(p[0], Inline::plain("Inline <kbd>Ctrl</kbd>"));
+    assert_eq!(p[0], Inline::plain("Inline Ctrl"));
     assert_eq!(p[1], Inline::Break);
     assert_eq!(p[2], Inline::plain("next"));
     assert_eq!(
@@ -149,6 +149,32 @@ fn images_footnotes_and_html() {
             blocks: vec![Block::text("The note.")]
         })
     );
+}
+
+#[test]
+fn inline_html_tags_format_words_and_vanish() {
+    let doc = convert(
+        "Ta<u>ble</u> <b>bold</b> <EM>it</EM> <a href=\"https://e.x/\" title='T'>site</a> <x-tag>kept</x-tag> <b>open\n\nnext</b>\n",
+    );
+    let b = blocks(&doc);
+    let Block::Paragraph(p) = &b[0] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(p[0], Inline::plain("Table "));
+    assert_eq!(p[1], Inline::styled("bold", Style::BOLD));
+    assert_eq!(p[3], Inline::styled("it", Style::ITALIC));
+    assert_eq!(
+        p[5],
+        Inline::link(
+            "https://e.x/",
+            Some("T".into()),
+            vec![Inline::plain("site")]
+        )
+    );
+    assert_eq!(p[6], Inline::plain(" <x-tag>kept</x-tag> "));
+    assert_eq!(p[7], Inline::styled("open", Style::BOLD));
+    // a tag left open ends with its paragraph; a stray closing tag is dropped
+    assert_eq!(b[1], Block::text("next"));
 }
 
 #[test]

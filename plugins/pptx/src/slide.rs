@@ -1,7 +1,9 @@
 //! One slide to a `Part`: title first, shapes in reading order, notes, comments.
 //!
 //! Placeholders often carry no position of their own; they inherit it from the slide layout
-//! (matched by `idx`, then by type) or the master (by type), which are read once and cached.
+//! (matched by `idx`, then by type) or the master (by the master's type: a master has only
+//! title, body and furniture placeholders, so a content or subtitle placeholder takes the
+//! body's place), which are read once and cached.
 
 use crate::shapes::{self, Content, Placeholder, Shape};
 use crate::{media, text};
@@ -32,6 +34,15 @@ fn is_furniture(kind: &str) -> bool {
 fn is_title(p: &Option<Placeholder>) -> bool {
     p.as_ref()
         .is_some_and(|p| p.kind == "title" || p.kind == "ctrTitle")
+}
+
+/// The master placeholder a slide or layout placeholder of this type inherits from.
+fn master_kind(kind: &str) -> &str {
+    match kind {
+        "title" | "ctrTitle" => "title",
+        "dt" | "ftr" | "sldNum" | "hdr" => kind,
+        _ => "body",
+    }
 }
 
 fn placeholder_positions(zip: &mut SafeZip<'_>, part: &str, state: &mut State) -> Positions {
@@ -89,10 +100,16 @@ fn inherit_positions(
                 .find(|(p, _)| p.kind == ph.kind)
                 .map(|(_, pos)| *pos)
         };
+        let in_master = || {
+            master_pos
+                .iter()
+                .find(|(p, _)| master_kind(&p.kind) == master_kind(&ph.kind))
+                .map(|(_, pos)| *pos)
+        };
         s.pos = by_idx
             .map(|(_, pos)| *pos)
             .or_else(|| by_kind(&layout_pos))
-            .or_else(|| by_kind(&master_pos));
+            .or_else(in_master);
     }
 }
 

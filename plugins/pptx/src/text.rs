@@ -190,6 +190,8 @@ fn append(inlines: &mut Vec<Inline>, text: &str, style: Style) {
 
 /// Turns a shape's paragraphs into blocks: list paragraphs (bulleted, or any paragraph of a
 /// body placeholder without `buNone`) become nested lists by level; others are paragraphs.
+/// Numbered and bulleted items at a list's outer level make separate lists, since one
+/// Markdown list is either ordered or not.
 pub fn to_blocks(paras: Vec<Para>, body_placeholder: bool) -> Vec<Block> {
     let mut blocks = Vec::new();
     let mut pending: Vec<Para> = Vec::new();
@@ -200,6 +202,14 @@ pub fn to_blocks(paras: Vec<Para>, body_placeholder: bool) -> Vec<Block> {
             Bullet::Inherit => body_placeholder,
         };
         if is_item {
+            let base = pending.iter().map(|q| q.level).min();
+            let outer = pending.iter().find(|q| Some(q.level) == base);
+            if base.is_some_and(|b| p.level <= b)
+                && outer
+                    .is_some_and(|q| (q.bullet == Bullet::Number) != (p.bullet == Bullet::Number))
+            {
+                blocks.push(Block::List(build_list(&std::mem::take(&mut pending))));
+            }
             pending.push(p);
         } else {
             if !pending.is_empty() {
@@ -340,6 +350,29 @@ mod tests {
         };
         assert_eq!(list.items.len(), 2);
         assert!(matches!(list.items[0].blocks[1], Block::List(_)));
+    }
+
+    #[test]
+    fn numbered_items_after_bullets_are_a_list_of_their_own() {
+        let blocks = to_blocks(
+            vec![
+                para(0, Bullet::Inherit, "bullet"),
+                para(1, Bullet::Inherit, "sub bullet"),
+                para(0, Bullet::Number, "first"),
+                para(1, Bullet::Char, "under first"),
+                para(0, Bullet::Number, "second"),
+                para(0, Bullet::Inherit, "bullet again"),
+            ],
+            true,
+        );
+        let kinds: Vec<(bool, usize)> = blocks
+            .iter()
+            .map(|b| match b {
+                Block::List(l) => (l.ordered, l.items.len()),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(kinds, [(false, 1), (true, 2), (false, 1)]);
     }
 
     #[test]

@@ -417,3 +417,60 @@ fn the_jobs_pages_choose_slides_and_keep_their_numbers() {
         "The document has 2 slides; none of the requested slides (3,5-9) exists."
     );
 }
+
+#[test]
+fn a_content_placeholder_takes_the_masters_body_position() {
+    // As python-pptx's template: the slide's `<p:ph idx="1"/>` (a content placeholder) and
+    // its layout carry no position; the master's `type="body"` one does. The body is above a
+    // text box lower on the slide, so it reads first.
+    let body = r#"<p:sp><p:nvSpPr><p:cNvPr id="3" name="b"/><p:cNvSpPr/><p:nvPr><p:ph idx="1"/></p:nvPr></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr/><a:p><a:r><a:t>body text</a:t></a:r></a:p></p:txBody></p:sp>"#;
+    let unplaced = |ph: &str| {
+        format!(
+            r#"<p:sp><p:nvSpPr><p:cNvPr id="3" name="b"/><p:cNvSpPr/><p:nvPr>{ph}</p:nvPr></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr/></p:txBody></p:sp>"#
+        )
+    };
+    let s = slide(&(sp(None, 0, 5_000_000, &para("low text box")) + body));
+    let layout = format!(
+        r#"<p:sldLayout {P}><p:cSld><p:spTree>{}</p:spTree></p:cSld></p:sldLayout>"#,
+        unplaced(r#"<p:ph idx="1"/>"#)
+    );
+    let master = format!(
+        r#"<p:sldMaster {P}><p:cSld><p:spTree>{}{}</p:spTree></p:cSld></p:sldMaster>"#,
+        sp(Some("title"), 0, 270_000, ""),
+        r#"<p:sp><p:nvSpPr><p:cNvPr id="4" name="m"/><p:cNvSpPr/><p:nvPr><p:ph type="body" idx="1"/></p:nvPr></p:nvSpPr><p:spPr><a:xfrm><a:off x="457200" y="1600200"/><a:ext cx="100" cy="100"/></a:xfrm></p:spPr><p:txBody><a:bodyPr/></p:txBody></p:sp>"#
+    );
+    let pres = format!(
+        r#"<p:presentation {P}><p:sldIdLst><p:sldId id="256" r:id="r1"/></p:sldIdLst></p:presentation>"#
+    );
+    let bytes = zip(&[
+        (
+            "_rels/.rels",
+            rels(&[("r1", "officeDocument", "ppt/presentation.xml")]).as_bytes(),
+        ),
+        ("ppt/presentation.xml", pres.as_bytes()),
+        (
+            "ppt/_rels/presentation.xml.rels",
+            rels(&[("r1", "slide", "slides/slide1.xml")]).as_bytes(),
+        ),
+        ("ppt/slides/slide1.xml", s.as_bytes()),
+        (
+            "ppt/slides/_rels/slide1.xml.rels",
+            rels(&[("rL", "slideLayout", "../slideLayouts/slideLayout2.xml")]).as_bytes(),
+        ),
+        ("ppt/slideLayouts/slideLayout2.xml", layout.as_bytes()),
+        (
+            "ppt/slideLayouts/_rels/slideLayout2.xml.rels",
+            rels(&[("rM", "slideMaster", "../slideMasters/slideMaster1.xml")]).as_bytes(),
+        ),
+        ("ppt/slideMasters/slideMaster1.xml", master.as_bytes()),
+    ]);
+    let input = Input {
+        bytes: &bytes,
+        file_name: "f.pptx",
+        mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    };
+    let doc = PptxConverter
+        .convert(&input, &mut Context::new())
+        .expect("converts");
+    assert_eq!(text_of(&doc.parts[0].blocks), ["L1", "low text box"]);
+}

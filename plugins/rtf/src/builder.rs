@@ -17,6 +17,8 @@ pub struct ParaProps {
     pub list: i32,
     /// `\ilvlN` nesting level.
     pub list_level: u8,
+    /// `\liN` left indent in twips.
+    pub indent: Option<i32>,
 }
 
 /// Inline runs of the paragraph being read, merged by style.
@@ -74,11 +76,43 @@ impl Runs {
     }
 }
 
+/// An item on the path of open list levels: its list override, level and indent, and the
+/// nesting depth it was given.
+struct Open {
+    list: i32,
+    level: u8,
+    indent: Option<i32>,
+    depth: u8,
+}
+
+/// Indents closer than this (a quarter inch, in twips) are one step.
+const INDENT_STEP: i32 = 180;
+
+impl Open {
+    /// How deep `self` sits against a paragraph of `props`: by level within one list
+    /// override, by indent across two (by level when an indent is unknown). LibreOffice and
+    /// Word write "List Bullet 2"-like styles as level 0 of lists of their own, indented.
+    fn cmp(&self, props: &ParaProps) -> std::cmp::Ordering {
+        match (self.indent, props.indent) {
+            (Some(a), Some(b)) if self.list != props.list => {
+                if (a - b).abs() < INDENT_STEP {
+                    std::cmp::Ordering::Equal
+                } else {
+                    a.cmp(&b)
+                }
+            }
+            _ => self.level.cmp(&props.list_level),
+        }
+    }
+}
+
 struct PendingItem {
     level: u8,
     ordered: bool,
     start: u64,
     content: Vec<Inline>,
+    /// A further paragraph of the last item at `level`, not an item of its own.
+    continuation: bool,
 }
 
 /// Where blocks of one flow (the body, or a footnote) are collected.
@@ -90,9 +124,15 @@ pub struct Flow {
     row: Vec<Cell>,
     cell: Vec<Inline>,
     rows: Vec<Vec<Cell>>,
+    /// Each row's cell right edges (`\cellx`, twips), when its definition gave one per cell.
+    bounds: Vec<Vec<i32>>,
+    /// The cell right edges of the row being read.
+    row_bounds: Vec<i32>,
     header_rows: usize,
     row_is_header: bool,
     items: Vec<PendingItem>,
+    /// The open list levels above the next item, outermost first.
+    path: Vec<Open>,
     /// Marker text from `\listtext`/`\pntext` for the paragraph being read.
     marker: Option<String>,
 }
@@ -160,7 +200,7 @@ impl Flow {
         if props.list > 0 || marker.is_some() {
             let m = marker.unwrap_or_default();
             let (ordered, start) = marker_kind(&m);
-            let level = props.list_level.min(8);
+            let level = self.nest(props);
             // A numbered list right after a bulleted one (or the reverse) is a new list.
             if self
                 .items
@@ -174,6 +214,28 @@ impl Flow {
                 ordered,
                 start,
                 content,
+                continuation: false,
+            });
+            return;
+        }
+        // Indented like an open list's text, without a marker: more of the item above (Word's
+        // "List Continue" styles); lists deeper than its indent close.
+        let open = props
+            .indent
+            .filter(|&i| i > 0 && props.heading.is_none())
+            .and_then(|i| {
+                self.path
+                    .iter()
+                    .rposition(|o| o.indent.is_some_and(|oi| oi < i + INDENT_STEP))
+            });
+        if let Some(k) = open {
+            self.path.truncate(k + 1);
+            self.items.push(PendingItem {
+                level: self.path[k].depth,
+                ordered: false,
+                start: 1,
+                content,
+                continuation: true,
             });
             return;
         }
@@ -216,9 +278,21 @@ impl Flow {
             self.header_rows += 1;
         }
         self.row_is_header = false;
+        let bounds = std::mem::take(&mut self.row_bounds);
         if self.rows.len() < MAX_ROWS {
+            self.bounds.push(if bounds.len() == row.len() {
+                bounds
+            } else {
+                Vec::new()
+            });
             self.rows.push(row);
         }
+    }
+
+    /// `\trowd … \cellxN …`: the right edges of the next row's cells.
+    pub fn set_row_bounds(&mut self, bounds: &[i32]) {
+        self.row_bounds.clear();
+        self.row_bounds.extend_from_slice(bounds);
     }
 
     fn finish_table(&mut self) {
@@ -228,11 +302,19 @@ impl Flow {
         if self.rows.is_empty() {
             return;
         }
-        let width = self.rows.iter().map(Vec::len).max().unwrap_or(0);
         let mut rows = std::mem::take(&mut self.rows);
+        let bounds = std::mem::take(&mut self.bounds);
+        spans_from_bounds(&mut rows, &bounds);
+        let width = rows
+            .iter()
+            .map(|r| r.iter().map(|c| c.colspan as usize).sum::<usize>())
+            .max()
+            .unwrap_or(0);
         for r in &mut rows {
-            while r.len() < width {
+            let mut have: usize = r.iter().map(|c| c.colspan as usize).sum();
+            while have < width {
                 r.push(Cell::text(""));
+                have += 1;
             }
         }
         self.blocks.push(Block::Table(Table {
@@ -241,7 +323,33 @@ impl Flow {
         }));
     }
 
+    /// The nesting depth of a list paragraph, from the open levels above it.
+    fn nest(&mut self, props: &ParaProps) -> u8 {
+        while self.path.last().is_some_and(|o| o.cmp(props).is_gt()) {
+            self.path.pop();
+        }
+        let depth = match self.path.last() {
+            None => props.list_level,
+            Some(o) if o.cmp(props).is_eq() => {
+                let depth = o.depth;
+                self.path.pop();
+                depth
+            }
+            Some(o) if o.list == props.list => o.depth + (props.list_level - o.level),
+            Some(o) => o.depth + 1,
+        }
+        .min(8);
+        self.path.push(Open {
+            list: props.list,
+            level: props.list_level,
+            indent: props.indent,
+            depth,
+        });
+        depth
+    }
+
     fn finish_list(&mut self) {
+        self.path.clear();
         if self.items.is_empty() {
             return;
         }
@@ -276,6 +384,36 @@ impl Flow {
     }
 }
 
+/// Edges closer than this (twips) are one column edge.
+const EDGE_SLACK: i32 = 30;
+
+/// Column spans from the cells' right edges: the table's columns are bounded by every edge
+/// any row has, and a cell spans the columns between its left and right edge (LibreOffice
+/// and Word write a horizontally merged cell as one wider cell). Rows without edges keep
+/// one column per cell.
+fn spans_from_bounds(rows: &mut [Vec<Cell>], bounds: &[Vec<i32>]) {
+    let mut edges: Vec<i32> = bounds.iter().flatten().copied().collect();
+    edges.sort_unstable();
+    edges.dedup_by(|b, a| *b - *a < EDGE_SLACK);
+    if edges.len() > 1000 {
+        return;
+    }
+    for (row, row_bounds) in rows.iter_mut().zip(bounds) {
+        if row_bounds.is_empty() {
+            continue;
+        }
+        let mut left = i32::MIN;
+        for (cell, &right) in row.iter_mut().zip(row_bounds) {
+            let n = edges
+                .iter()
+                .filter(|&&e| e > left + EDGE_SLACK / 2 && e < right + EDGE_SLACK)
+                .count();
+            cell.colspan = u32::try_from(n.max(1)).unwrap_or(1);
+            left = left.max(right);
+        }
+    }
+}
+
 /// Items of one level (and deeper ones nested into the previous item) as a list.
 fn build_list(
     iter: &mut std::iter::Peekable<std::vec::IntoIter<PendingItem>>,
@@ -305,10 +443,13 @@ fn build_list(
             continue;
         }
         let Some(item) = iter.next() else { break };
-        list.items.push(ListItem {
-            blocks: vec![Block::Paragraph(item.content)],
-            checked: None,
-        });
+        match list.items.last_mut() {
+            Some(last) if item.continuation => last.blocks.push(Block::Paragraph(item.content)),
+            _ => list.items.push(ListItem {
+                blocks: vec![Block::Paragraph(item.content)],
+                checked: None,
+            }),
+        }
     }
     Some(list)
 }

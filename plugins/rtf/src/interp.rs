@@ -40,6 +40,9 @@ enum Dest {
     /// `\listtext` / `\pntext`: the list marker of the paragraph.
     Marker,
     Pict,
+    /// `\sn` / `\sv` of a picture's `\picprop`: a shape property's name and value.
+    ShapeName,
+    ShapeValue,
 }
 
 #[derive(Debug, Clone)]
@@ -54,6 +57,8 @@ struct State {
     in_table: bool,
     list: i32,
     list_level: u8,
+    /// `\li` / `\lin`: left indent in twips.
+    indent: Option<i32>,
     field: Option<usize>,
     footnote: Option<usize>,
 }
@@ -71,6 +76,7 @@ impl Default for State {
             in_table: false,
             list: 0,
             list_level: 0,
+            indent: None,
             field: None,
             footnote: None,
         }
@@ -117,7 +123,11 @@ pub struct Interp<'a, 'c> {
     pending_font: (Option<i32>, Option<i32>),
     /// Style number → heading level.
     styles: HashMap<i32, u8>,
+    /// Style number → the style it is based on (`\sbasedon`), for styles that are not
+    /// headings themselves nor say they are body text.
+    based_on: HashMap<i32, i32>,
     pending_style: (i32, Option<u8>, String),
+    pending_based_on: Option<i32>,
     bytes: Vec<u8>,
     skip_chars: u32,
     high_surrogate: bool,
@@ -127,6 +137,11 @@ pub struct Interp<'a, 'c> {
     fields: Vec<Field>,
     paragraphs: u64,
     pict: Option<Pict>,
+    /// `\cellx` right edges of the table row defined last (`\trowd`).
+    cell_edges: Vec<i32>,
+    /// The picture property being read (`\sn`, `\sv`).
+    shape_name: String,
+    shape_value: String,
     images: usize,
     max_images: usize,
     images_skipped: usize,
@@ -156,6 +171,8 @@ impl<'a, 'c> Interp<'a, 'c> {
             pending_font: (None, None),
             styles: HashMap::new(),
             pending_style: (0, None, String::new()),
+            based_on: HashMap::new(),
+            pending_based_on: None,
             bytes: Vec::new(),
             skip_chars: 0,
             high_surrogate: false,
@@ -165,6 +182,9 @@ impl<'a, 'c> Interp<'a, 'c> {
             fields: Vec::new(),
             paragraphs: 0,
             pict: None,
+            cell_edges: Vec::new(),
+            shape_name: String::new(),
+            shape_value: String::new(),
             images: 0,
             max_images,
             images_skipped: 0,
@@ -356,7 +376,9 @@ impl<'a, 'c> Interp<'a, 'c> {
                 }
             }
             Dest::Marker => self.marker.push_str(s),
-            Dest::Info | Dest::Pict => {}
+            Dest::ShapeName => self.shape_name.push_str(s),
+            Dest::ShapeValue if self.shape_value.len() < 4096 => self.shape_value.push_str(s),
+            Dest::Info | Dest::Pict | Dest::ShapeValue => {}
         }
     }
 
@@ -370,6 +392,7 @@ impl<'a, 'c> Interp<'a, 'c> {
 
     fn commit_style(&mut self) {
         let (num, outline, name) = std::mem::take(&mut self.pending_style);
+        let based_on = self.pending_based_on.take();
         if num < 0 {
             return;
         }
@@ -378,11 +401,32 @@ impl<'a, 'c> Interp<'a, 'c> {
             .strip_prefix("heading")
             .and_then(|n| n.trim().parse::<u8>().ok())
             .or_else(|| (name == "title").then_some(1));
-        if let Some(level) = outline.map(|l| l + 1).or(from_name) {
-            if (1..=9).contains(&level) {
+        match outline.map(|l| l + 1).or(from_name) {
+            Some(level @ 1..=9) => {
                 self.styles.insert(num, level.min(6));
             }
+            Some(_) => {}
+            // The table of contents' own heading is left out of the outline (Word gives
+            // "TOC Heading" body level; LibreOffice's RTF of it keeps only the base).
+            None if matches!(name.as_str(), "toc heading" | "contents heading") => {}
+            None => {
+                if let Some(base) = based_on.filter(|&b| b != num) {
+                    self.based_on.insert(num, base);
+                }
+            }
         }
+    }
+
+    /// The heading level of a paragraph style, its own or that of a style it is based on
+    /// (a "Report Heading 1" based on "heading 1" is a level-1 heading).
+    fn style_heading(&self, mut style: i32) -> Option<u8> {
+        for _ in 0..16 {
+            if let Some(level) = self.styles.get(&style) {
+                return Some(*level);
+            }
+            style = *self.based_on.get(&style)?;
+        }
+        None
     }
 
     fn group_end(&mut self) {
@@ -394,6 +438,16 @@ impl<'a, 'c> Interp<'a, 'c> {
             return; // unbalanced `}`: ignore
         };
         let old = std::mem::replace(&mut self.cur, parent);
+        if old.dest == Dest::ShapeValue && self.cur.dest != Dest::ShapeValue {
+            // Word and LibreOffice keep a picture's alt text in `wzDescription`.
+            let value = std::mem::take(&mut self.shape_value);
+            if let (true, Some(p)) = (
+                self.shape_name.trim() == "wzDescription",
+                self.pict.as_mut(),
+            ) {
+                p.alt = Some(value.trim().to_owned()).filter(|v| !v.is_empty());
+            }
+        }
         if old.dest == Dest::Pict && self.cur.dest != Dest::Pict {
             if let Some(p) = self.pict.take() {
                 self.images += 1;
@@ -492,13 +546,14 @@ impl<'a, 'c> Interp<'a, 'c> {
         let heading = match self.cur.outline {
             Some(l) if l <= 8 => Some((l + 1).min(6)),
             Some(_) => None,
-            None => self.styles.get(&self.cur.para_style).copied(),
+            None => self.style_heading(self.cur.para_style),
         };
         ParaProps {
             heading,
             in_table: self.cur.in_table,
             list: self.cur.list,
             list_level: self.cur.list_level,
+            indent: self.cur.indent,
         }
     }
 

@@ -12,6 +12,8 @@ pub struct Pict {
     /// Desired size in twips (`\picwgoal`, `\pichgoal`), else `\picw`/`\pich`.
     pub goal_w: Option<i32>,
     pub goal_h: Option<i32>,
+    /// Alt text (`\picprop`'s `wzDescription`).
+    pub alt: Option<String>,
 }
 
 /// Pictures larger than this (decoded) are not kept.
@@ -61,6 +63,7 @@ impl Pict {
         let px = |twips: Option<i32>| twips.filter(|&t| t > 0).map(|t| (t / 15).max(1) as u32);
         image.width = px(self.goal_w);
         image.height = px(self.goal_h);
+        image.alt = self.alt;
         Some(image)
     }
 }

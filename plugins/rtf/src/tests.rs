@@ -71,6 +71,104 @@ fn headings_from_styles_and_outline_levels() {
 }
 
 #[test]
+fn styles_based_on_a_heading_are_headings() {
+    let b = blocks(
+        r"{\rtf1{\stylesheet{\s0 Normal;}{\s2\sbasedon0 heading 2;}{\s20\sbasedon2 Report Heading 2;}{\s21\sbasedon20 Report Heading 2 Red;}{\s22\sbasedon2\outlinelevel9 Quiet Heading;}{\s23\sbasedon0 Body Text;}{\s24\sbasedon24 Loop;}{\s25\sbasedon2 Contents Heading;}}
+\pard\s20 Custom\par\pard\s21 Deeper chain\par\pard\s22 Says body\par\pard\s23 Body\par\pard\s24 Loop\par\pard\s25 Contents\par}",
+    );
+    assert_eq!(b[0], Block::heading(2, "Custom"));
+    assert_eq!(b[1], Block::heading(2, "Deeper chain"));
+    assert_eq!(b[2], Block::text("Says body"));
+    assert_eq!(b[3], Block::text("Body"));
+    assert_eq!(b[4], Block::text("Loop"));
+    assert_eq!(b[5], Block::text("Contents"));
+}
+
+#[test]
+fn lists_of_separate_overrides_nest_by_indent() {
+    // As LibreOffice writes Word's "List Bullet", "List Bullet 2", "List Number 3": each
+    // style its own list override at level 0, one indent step further.
+    let b = blocks(
+        r#"{\rtf1\pard{\listtext\'b7\tab}\ilvl0\ls1\li360 top\par
+\pard{\listtext\'b7\tab}\ilvl0\ls2\li720 second\par
+\pard{\listtext 1.\tab}\ilvl0\ls3\li1080 third\par
+\pard{\listtext\'b7\tab}\ilvl0\ls2\li720 second again\par
+\pard{\listtext\'b7\tab}\ilvl0\ls1\li360 top again\par
+\pard{\listtext\'b7\tab}\ilvl1\ls1\li720 level one of top\par}"#,
+    );
+    let [Block::List(top)] = b.as_slice() else {
+        panic!("{b:#?}")
+    };
+    assert_eq!(top.items.len(), 2, "{top:#?}");
+    let Block::List(second) = &top.items[0].blocks[1] else {
+        panic!("{top:#?}")
+    };
+    assert_eq!(second.items.len(), 2);
+    assert!(matches!(&second.items[0].blocks[1], Block::List(third) if third.ordered));
+    assert!(matches!(&top.items[1].blocks[1], Block::List(l) if l.items.len() == 1));
+}
+
+#[test]
+fn indented_paragraphs_without_a_marker_continue_the_item() {
+    let b = blocks(
+        r#"{\rtf1\pard{\listtext\'b7\tab}\ilvl0\ls1\li360 top\par
+\pard{\listtext\'b7\tab}\ilvl0\ls2\li720 second\par
+\pard\li360 more of top\par
+\pard{\listtext\'b7\tab}\ilvl0\ls2\li720 second again\par
+\pard\li720 more of second again\par
+\pard{\listtext\'b7\tab}\ilvl0\ls1\li360 top again\par
+\pard after\par}"#,
+    );
+    let [Block::List(top), after] = b.as_slice() else {
+        panic!("{b:#?}")
+    };
+    assert_eq!(after, &Block::text("after"));
+    assert_eq!(top.items.len(), 2, "{top:#?}");
+    let first = &top.items[0].blocks;
+    assert!(
+        matches!(&first[1], Block::List(l) if l.items.len() == 1),
+        "{first:#?}"
+    );
+    assert_eq!(first[2], Block::text("more of top"));
+    // the second list under "top" after its further paragraph, then "top again"
+    let Block::List(second) = &first[3] else {
+        panic!("{first:#?}")
+    };
+    assert_eq!(
+        second.items[0].blocks[1],
+        Block::text("more of second again")
+    );
+    assert_eq!(top.items[1].blocks, [Block::text("top again")]);
+}
+
+#[test]
+fn a_wider_cell_spans_the_columns_its_edges_cover() {
+    // LibreOffice writes a horizontally merged cell as one cell with a wider \cellx.
+    let b = blocks(
+        r"{\rtf1\trowd\cellx1000\cellx2000\cellx3000\pard\intbl a\cell b\cell c\cell\row
+\trowd\cellx1000\cellx3005\pard\intbl\cell wide right\cell\row
+\trowd\cellx2000\cellx3000\pard\intbl wide left\cell z\cell\row
+\pard after\par}",
+    );
+    let Block::Table(t) = &b[0] else {
+        panic!("{b:?}")
+    };
+    let spans: Vec<Vec<(String, u32)>> = t
+        .rows
+        .iter()
+        .map(|r| r.iter().map(|c| (text_of(&c.content), c.colspan)).collect())
+        .collect();
+    assert_eq!(
+        spans,
+        [
+            vec![("a".into(), 1), ("b".into(), 1), ("c".into(), 1)],
+            vec![("".into(), 1), ("wide right".into(), 2)],
+            vec![("wide left".into(), 2), ("z".into(), 1)],
+        ]
+    );
+}
+
+#[test]
 fn tables_lists_links_and_footnotes() {
     let b = blocks(
         r#"{\rtf1\trowd\trhdr\cellx1000\cellx2000\pard\intbl A\cell B\cell\row\trowd\cellx1000\cellx2000\pard\intbl 1\par 2\cell 3\cell\row
@@ -126,6 +224,21 @@ fn pictures_and_metadata() {
         (images[1].mime.as_str(), images[1].data.as_slice()),
         ("image/jpeg", &b"abc"[..])
     );
+}
+
+#[test]
+fn a_pictures_alt_text_comes_from_its_properties() {
+    // As Word and LibreOffice write it; other shape properties and the name are not alt text.
+    let doc = convert(
+        br"{\rtf1{\*\shppict{\pict{\*\picprop{\sp{\sn wzName}{\sv Picture 1}}{\sp{\sn wzDescription}{\sv A caf\'e9 \u8212\'3f chart}}{\sp{\sn fLine}{\sv 0}}}\pngblip 89504e47}}
+{\*\shppict{\pict{\*\picprop{\sp{\sn wzDescription}{\sv }}}\pngblip 89504e47}}\par}",
+    )
+    .unwrap();
+    let images = doc.images();
+    assert_eq!(images.len(), 2);
+    assert_eq!(images[0].alt.as_deref(), Some("A café — chart"));
+    assert_eq!(images[0].data, [0x89, 0x50, 0x4e, 0x47]);
+    assert_eq!(images[1].alt, None);
 }
 
 #[test]

@@ -1,6 +1,6 @@
 """Writes documents of every non-PDF type with random content and known structure.
 
-usage: gen.py DIR [--count N] [--seed S] [--types docx,pptx,...] [--libreoffice]
+usage: gen.py DIR [--count N] [--seed S] [--types docx,pptx,...] [--mode M] [--libreoffice]
 
 Each document DIR/<name>.<ext> has its truth beside it in DIR/<name>.truth.json:
   {"type", "headings": [[level, text]], "items": [text], "rows": [[cell, …]], "text": str,
@@ -10,6 +10,12 @@ numbers, so a decoding or escaping fault shows. Writers: python-docx (DOCX), pyt
 openpyxl (XLSX), and Markdown, HTML, CSV, JSON and XML written here. With --libreoffice (and
 `soffice` on PATH) LibreOffice also re-saves some of them: DOCX -> ODT -> DOCX, DOCX -> RTF,
 PPTX -> ODP -> PPTX and XLSX -> ODS, so files written by another producer are scored too.
+
+--mode simple writes only the documents above; rich (see rich.py) gives every document the
+long-tail features of its format (inline formatting across runs, three-level and restarting
+lists, merged cells, notes, number formats, ...); mixed (the default) makes about half of them
+rich. Rich documents draw from a random stream of their own, so the simple documents of a
+seed are byte-identical in every mode.
 """
 
 import argparse
@@ -20,8 +26,11 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import tempfile
+
+import rich
 
 SYL = ["ka", "lo", "mi", "ne", "ru", "ta", "vi", "so", "pe", "dor", "lin", "mar", "quo", "sel",
        "tur", "ban", "col", "dex", "fi", "gra", "hu", "jen", "ost", "pla", "rim", "zu"]
@@ -338,7 +347,7 @@ def json_text(v) -> list[str]:
 TYPES = ["md", "html", "xml", "docx", "pptx", "xlsx", "csv", "json"]
 
 
-def generate(out: str, count: int, seed: int, types: list[str]) -> list[str]:
+def generate(out: str, count: int, seed: int, types: list[str], mode: str = "simple") -> list[str]:
     rng = random.Random(seed)
     words = Words(rng)
     made = []
@@ -377,10 +386,75 @@ def generate(out: str, count: int, seed: int, types: list[str]) -> list[str]:
                     {"md": write_md, "docx": write_docx}.get(
                         typ, lambda b, p: write_html(b, p, rng))(blocks, path)
                     truth = truth_of(blocks, typ)
+        rrng = random.Random(f"{seed}:{k}")
+        if mode == "rich" or mode == "mixed" and rrng.random() < 0.5:
+            truth = generate_rich(rrng, typ, name, path)
         with open(os.path.join(out, f"{name}.truth.json"), "w", encoding="utf-8") as f:
             json.dump(truth, f, ensure_ascii=False)
         made.append(path)
     return made
+
+
+def generate_rich(rng: random.Random, typ: str, name: str, path: str) -> dict:
+    """Overwrites the simple document at path with a rich one; returns its truth."""
+    words = Words(rng)
+    if typ == "xlsx":
+        names, tables = rich.write_xlsx(rng, words, path)
+        rows = [r for t in tables for r in t]
+        return {"type": typ, "headings": [], "items": [], "rows": [r for r in rows if all(isinstance(c, str) for c in r)],
+                "xrows": [r for r in rows if not all(isinstance(c, str) for c in r)],
+                "text": "\n".join(names + [" ".join(c for c in r if isinstance(c, str)) for r in rows])}
+    if typ == "csv":
+        rows = rich.write_csv(rng, words, path, name)
+        return {"type": typ, "headings": [], "items": [], "rows": rows,
+                "text": "\n".join([name] + [" ".join(r) for r in rows])}
+    if typ == "json":
+        data = {words.word().lower() + "root": {"records": rich.records(rng, words),
+                                                 "meta": random_json(rng, words)}}
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(data, f, ensure_ascii=rng.random() < 0.5, indent=rng.choice([None, 2, 4, "\t"]))
+        return {"type": typ, "headings": [], "items": [], "rows": [],
+                "text": "\n".join(json_text(data)), "data": data}
+    blocks = rich.rich_structure(rng, words, typ)
+    if typ == "pptx":
+        notes = rich.write_pptx(blocks, path, rng, words)
+        return rich.pptx_rich_truth(blocks, notes)
+    if typ == "xml":
+        title = rich.inline(rng, words, 3, 6, end="", fmt=0)
+        rich.write_xml([("title", title)] + blocks, path, rng)
+        return rich.rich_truth([("h", 0, title, None)] + blocks, typ)
+    if typ == "docx":
+        furniture = [words.phrase(2, 5) if rng.random() < 0.3 else "" for _ in range(2)]
+        rich.write_docx(blocks, path, rng, furniture)
+        return rich.rich_truth(blocks, typ, [f for f in furniture if f])
+    {"md": rich.write_md, "html": rich.write_html}[typ](blocks, path, rng)
+    return rich.rich_truth(blocks, typ)
+
+
+def soffice_run(cmd: list[str], timeout: int) -> None:
+    """Runs soffice in a session of its own, killed whole on timeout (soffice.bin outlives
+    its launcher, and one document can hang a batch)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
+    try:
+        p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+
+
+def convert_all(soffice, profile, ext, outdir, srcs) -> None:
+    """Converts a batch; documents missing afterwards (a hang or crash) are retried one by
+    one with a short timeout, so one bad document costs only itself."""
+    if not srcs:
+        return  # soffice given no documents waits for ever
+    soffice_run([soffice, profile, "--headless", "--convert-to", ext, "--outdir", outdir, *srcs],
+                timeout=60 + 10 * len(srcs))
+    for src in srcs:
+        stem = os.path.basename(src).rsplit(".", 1)[0]
+        if os.path.isdir(outdir) and not os.path.exists(os.path.join(outdir, f"{stem}.{ext}")):
+            soffice_run([soffice, profile, "--headless", "--convert-to", ext, "--outdir", outdir, src],
+                        timeout=60)
 
 
 def libreoffice(out: str, made: list[str]) -> None:
@@ -398,19 +472,18 @@ def libreoffice(out: str, made: list[str]) -> None:
             if not srcs:
                 continue
             d1 = os.path.join(tmp, tag + "-1")
-            subprocess.run([soffice, profile, "--headless", "--convert-to", mid, "--outdir", d1, *srcs],
-                           capture_output=True, timeout=900)
+            convert_all(soffice, profile, mid, d1, srcs)
             final_dir, final_ext = d1, mid
             if back:
                 d2 = os.path.join(tmp, tag + "-2")
                 mids = [os.path.join(d1, os.path.basename(p).rsplit(".", 1)[0] + "." + mid) for p in srcs]
-                subprocess.run([soffice, profile, "--headless", "--convert-to", back, "--outdir", d2,
-                                *[m for m in mids if os.path.exists(m)]], capture_output=True, timeout=900)
+                convert_all(soffice, profile, back, d2, [m for m in mids if os.path.exists(m)])
                 final_dir, final_ext = d2, back
             for p in srcs:
                 stem = os.path.basename(p).rsplit(".", 1)[0]
                 got = os.path.join(final_dir, f"{stem}.{final_ext}")
                 if not os.path.exists(got):
+                    print(f"gen: LibreOffice made no {final_ext} of {os.path.basename(p)}")
                     continue
                 name = f"{tag}_{stem}"
                 shutil.copy(got, os.path.join(out, f"{name}.{final_ext}"))
@@ -427,14 +500,15 @@ def main():
     ap.add_argument("--count", type=int, default=80)
     ap.add_argument("--seed", type=int)
     ap.add_argument("--types", default=",".join(TYPES))
+    ap.add_argument("--mode", choices=["simple", "rich", "mixed"], default="mixed")
     ap.add_argument("--libreoffice", action="store_true")
     a = ap.parse_args()
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1 << 30)
     os.makedirs(a.out, exist_ok=True)
-    made = generate(a.out, a.count, seed, a.types.split(","))
+    made = generate(a.out, a.count, seed, a.types.split(","), a.mode)
     if a.libreoffice:
         libreoffice(a.out, made)
-    print(f"gen: {len(made)} documents, seed {seed}")
+    print(f"gen: {len(made)} documents, seed {seed}, mode {a.mode}")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,13 @@ both outputs are measured alike, per type (the LibreOffice copies as their own t
   items      truth list items found as list items with the same text
   rows       truth table rows found as table rows with every cell equal (normalised)
   data       JSON documents whose output data equals the input value exactly (json only)
+  inline     texts with inline formatting (rich documents) found as the same words once the
+             Markdown's emphasis, code, link and tag marks are taken out
+  depth      truth list items found at their nesting depth
+  ostart     ordered lists that restart numbering found numbered from 1
+  xrows      rows with merged or multi-paragraph cells found (a merged position may be empty
+             or repeat the merged text; list marks inside a cell are ignored)
+  notes      footnotes, speaker notes, alt texts, header and footer texts found
   ok         conversions that succeeded
 --bars FILE: JSON {"<type>": {"<measure>": minimum}} applied to both outputs; exit 1 below a bar.
 """
@@ -30,7 +37,8 @@ import unicodedata
 
 CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
 TOKEN = re.compile(rf"[{CJK}]|[^\W_{CJK}]+")
-MEASURES = ["ok", "word_f1", "head_r", "head_p", "head_lvl", "items", "rows", "data"]
+MEASURES = ["ok", "word_f1", "head_r", "head_p", "head_lvl", "items", "rows", "data", "inline",
+            "depth", "ostart", "xrows", "notes"]
 
 
 def norm(s: str) -> str:
@@ -45,8 +53,18 @@ def tokens(s: str) -> collections.Counter:
     return collections.Counter(TOKEN.findall(norm(s)))
 
 
+def plain(s: str) -> str:
+    """Markdown without inline marks: links and images keep their text, footnote marks,
+    emphasis, code ticks and tags go."""
+    s = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", s)
+    s = re.sub(r"\[\^[^\]]*\]:?", " ", s)
+    s = re.sub(r"<br\s*/?>", " ", s)
+    s = re.sub(r"</?[a-zA-Z][^>]*>", "", s)
+    return norm(re.sub(r"[*_`~]", "", s))
+
+
 HEAD = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(.*)$")
+ITEM = re.compile(r"^(\s*)(?:[-*+]|(\d{1,9})[.)])\s+(.*)$")
 
 
 def split_row(line: str) -> list[str]:
@@ -55,17 +73,26 @@ def split_row(line: str) -> list[str]:
 
 
 def parse_md(md: str) -> dict:
-    heads, items, rows = [], [], []
+    heads, items, rows, depth, number, indents = [], [], [], {}, {}, []
     for line in md.splitlines():
+        if line.strip() and not line[0].isspace() and not ITEM.match(line):
+            indents = []  # a line at the margin that is no item ends the list
         if m := HEAD.match(line):
-            heads.append((len(m.group(1)), norm(m.group(2))))
+            heads.append((len(m.group(1)), plain(m.group(2))))
         elif m := ITEM.match(line):
-            items.append(norm(m.group(1)))
+            text, n = plain(m.group(3)), len(m.group(1))
+            while indents and n < indents[-1]:
+                indents.pop()
+            if not indents or n > indents[-1]:
+                indents.append(n)
+            items.append(text)
+            depth.setdefault(text, len(indents) - 1)
+            number.setdefault(text, int(m.group(2)) if m.group(2) else None)
         elif line.strip().startswith("|") and line.strip().endswith("|"):
             cells = split_row(line)
             if not all(re.fullmatch(r":?-{3,}:?", c or "") for c in cells):
                 rows.append(tuple(cells))
-    return {"heads": heads, "items": items, "rows": rows}
+    return {"heads": heads, "items": items, "rows": rows, "depth": depth, "number": number}
 
 
 def json_to_md(doc: dict) -> str:
@@ -80,10 +107,13 @@ def json_to_md(doc: dict) -> str:
     elif kind == "presentation":
         for s in c.get("slides", []):
             out.append(s.get("text", ""))
+            if s.get("notes"):
+                out.append(s["notes"] if isinstance(s["notes"], str) else json.dumps(s["notes"]))
     elif kind == "spreadsheet":
         for sh in c.get("sheets", []):
+            out.append("## " + str(sh.get("sheet_name", "")))
             for r in sh.get("rows", []):
-                cells = [("" if v is None else str(v)).replace("|", "\\|") for v in r.get("cells", [])]
+                cells = [" ".join(("" if v is None else str(v)).split()).replace("|", "\\|") for v in r.get("cells", [])]
                 out.append("| " + " | ".join(cells) + " |")
     elif isinstance(c.get("data"), list) and c["data"] and isinstance(c["data"][0], str):
         out.append(" ".join(jsonml_text(c["data"])))  # XML: JsonML, text without tag names
@@ -92,12 +122,20 @@ def json_to_md(doc: dict) -> str:
     return "\n\n".join(out)
 
 
+INLINE_TAGS = {"bold", "italic", "underline", "monospace", "ext-link", "sup", "sub", "sc", "xref",
+               "b", "i", "u", "em", "strong", "code", "a", "span", "emphasis", "link"}
+
+
 def jsonml_text(node) -> list[str]:
-    if isinstance(node, str):
-        return [node]
-    if isinstance(node, list):
-        return [s for child in node[1:] if not isinstance(child, dict) for s in jsonml_text(child)]
-    return []
+    """The text of a JsonML tree; an inline element's text joins its neighbours' unspaced."""
+    def text(n) -> str:
+        if isinstance(n, str):
+            return n
+        if isinstance(n, list) and n:
+            inner = "".join(text(c) for c in n[1:] if not isinstance(c, dict))
+            return inner if isinstance(n[0], str) and n[0].split(":")[-1] in INLINE_TAGS else f" {inner} "
+        return ""
+    return [text(node)]
 
 
 def json_strings(v) -> list[str]:
@@ -114,14 +152,17 @@ def level_ranks(levels: list[int]) -> dict[int, int]:
 
 def score_one(truth: dict, md: str) -> dict:
     md = re.sub(r"<!--.*?-->", " ", md, flags=re.S)  # page and slide markers
+    md = re.sub(r"(?m)^#{1,6} Notes$", "", md)  # the speaker notes' label
     got = parse_md(md)
     res = {}
-    o, e = tokens(re.sub(r"\]\([^)]*\)", "]", md)), tokens(truth["text"])
+    bare = re.sub(r"(?m)^(\s*)\d{1,9}[.)](?=\s)", r"\1", md)  # list numbers are not words
+    bare = re.sub(r"[*`~]|</?(?!br\b)[a-zA-Z][^>]*>", "", re.sub(r"\]\([^)]*\)", "]", bare))
+    o, e = tokens(bare), tokens(truth["text"])
     tp = sum((o & e).values())
     p = tp / max(1, sum(o.values()))
     r = tp / max(1, sum(e.values()))
     res["word_f1"] = 2 * p * r / (p + r) if p + r else 0.0
-    th = [(lv, norm(t)) for lv, t in truth["headings"]]
+    th = [(lv, plain(t)) for lv, t in truth["headings"]]
     if th:
         got_texts = collections.Counter(t for _, t in got["heads"])
         found = [(lv, t) for lv, t in th if got_texts[t] > 0]
@@ -135,11 +176,41 @@ def score_one(truth: dict, md: str) -> dict:
             res["head_lvl"] = sum(1 for lv, t in found if gr[glevel[t]] == tr[lv]) / len(found)
     if truth["items"]:
         got_items = collections.Counter(got["items"])
-        res["items"] = sum(1 for t in truth["items"] if got_items[norm(t)] > 0) / len(truth["items"])
+        res["items"] = sum(1 for t in truth["items"] if got_items[plain(t)] > 0) / len(truth["items"])
     if truth["rows"]:
         got_rows = collections.Counter(got["rows"])
         res["rows"] = sum(1 for r in truth["rows"] if got_rows[tuple(norm(c) for c in r)] > 0) / len(truth["rows"])
+    flat = " " + plain(" ".join(md.split())) + " "
+    if truth.get("inline"):
+        res["inline"] = sum(1 for t in truth["inline"] if f" {plain(t)}" in flat) / len(truth["inline"])
+    if truth.get("depths"):
+        found = [(plain(t), d) for t, d in truth["depths"] if plain(t) in got["depth"]]
+        if found:
+            res["depth"] = sum(1 for t, d in found if got["depth"][t] == d) / len(found)
+    if truth.get("ostart"):
+        res["ostart"] = sum(1 for t in truth["ostart"] if got["number"].get(plain(t)) == 1) / len(truth["ostart"])
+    if truth.get("xrows"):
+        rows = [[cell_norm(c) for c in r] for r in got["rows"]]
+        res["xrows"] = sum(1 for r in truth["xrows"] if any(row_fits(r, g) for g in rows)) / len(truth["xrows"])
+    if truth.get("notes"):
+        res["notes"] = sum(1 for t in truth["notes"] if plain(t) in flat) / len(truth["notes"])
     return res
+
+
+def cell_norm(c: str) -> str:
+    return " ".join(w for w in plain(c).split() if not re.fullmatch(r"[-*•◦▪‣·]|\d{1,3}[.)]", w))
+
+
+def row_fits(truth: list, got: list[str]) -> bool:
+    if len(truth) != len(got):
+        return False
+    for t, g in zip(truth, got):
+        if isinstance(t, dict):
+            if g not in ("", cell_norm(t["or"])):
+                return False
+        elif g != cell_norm(t):
+            return False
+    return True
 
 
 def main() -> int:
@@ -191,7 +262,7 @@ def main() -> int:
     worst.sort(key=lambda w: w[0])
     if worst:
         print("\nweakest documents:")
-        for v, fmt, doc, what in worst[:12]:
+        for v, fmt, doc, what in worst[:int(os.environ.get("SCORE_WORST", "12"))]:
             print(f"  {v:.2f} {fmt:<4} {os.path.basename(doc)} {what}")
     if a.json:
         with open(a.json, "w") as f:

@@ -128,6 +128,7 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
                     b"outlineLvl" => {
                         p.outline = attr(&e, b"val").and_then(|v| v.trim().parse().ok())
                     }
+                    b"ind" => p.indent = crate::xml::indent(&e).or(p.indent),
                     _ => {}
                 },
                 Ev::Start(e) => match name(&e) {

@@ -59,7 +59,6 @@ fn skipped_destination(w: &[u8]) -> bool {
             | b"doccomm"
             | b"printim"
             | b"buptim"
-            | b"picprop"
             | b"blipuid"
             | b"falt"
             | b"panose"
@@ -89,6 +88,7 @@ fn known_starred(w: &[u8]) -> bool {
     matches!(
         w,
         b"shppict"
+            | b"picprop"
             | b"shpinst"
             | b"fldinst"
             | b"shptxt"
@@ -110,7 +110,9 @@ impl Interp<'_, '_> {
                 return;
             }
         }
-        if self.at_group_start && skipped_destination(w) {
+        // A picture's properties (`\*\picprop{\sp{\sn …}{\sv …}}`) are read for its alt text.
+        let picture_property = self.cur.dest == Dest::Pict && w == b"sp";
+        if self.at_group_start && skipped_destination(w) && !picture_property {
             self.skip_group();
             return;
         }
@@ -208,6 +210,7 @@ impl Interp<'_, '_> {
                 self.cur.in_table = false;
                 self.cur.list = 0;
                 self.cur.list_level = 0;
+                self.cur.indent = None;
             }
             b"s" => self.cur.para_style = param,
             b"outlinelevel" => self.cur.outline = u8::try_from(param).ok(),
@@ -215,11 +218,17 @@ impl Interp<'_, '_> {
             b"itap" => self.cur.in_table = param > 0,
             b"ls" => self.cur.list = param,
             b"ilvl" => self.cur.list_level = u8::try_from(param.clamp(0, 8)).unwrap_or(0),
+            b"li" | b"lin" => self.cur.indent = Some(param),
             b"cell" if self.cur.dest == Dest::Body => {
                 self.flow().end_cell();
             }
+            b"trowd" => self.cell_edges.clear(),
+            b"cellx" if self.cell_edges.len() < 1000 => self.cell_edges.push(param),
             b"row" if self.cur.dest == Dest::Body => {
+                let edges = std::mem::take(&mut self.cell_edges);
+                self.flow().set_row_bounds(&edges);
                 self.flow().end_row();
+                self.cell_edges = edges;
             }
             b"nestcell" => self.emit(" "),
             b"nestrow" if self.cur.dest == Dest::Body => {
@@ -269,6 +278,7 @@ impl Interp<'_, '_> {
             // Character, section and table styles never make headings.
             b"cs" | b"ds" | b"ts" => self.pending_style.0 = -1,
             b"outlinelevel" => self.pending_style.1 = p.and_then(|l| u8::try_from(l).ok()),
+            b"sbasedon" => self.pending_based_on = p,
             b"u" => self.unicode(p.unwrap_or(0)),
             _ => {}
         }
@@ -304,6 +314,19 @@ impl Interp<'_, '_> {
     }
 
     fn pict_word(&mut self, w: &[u8], p: Option<i32>) {
+        match w {
+            b"sn" => {
+                self.cur.dest = Dest::ShapeName;
+                self.shape_name.clear();
+                return;
+            }
+            b"sv" => {
+                self.cur.dest = Dest::ShapeValue;
+                self.shape_value.clear();
+                return;
+            }
+            _ => {}
+        }
         let Some(pict) = self.pict.as_mut() else {
             return;
         };
