@@ -97,11 +97,50 @@ pub trait TokenCounter: Send + Sync {
     }
 }
 
-struct OpenAi(&'static bpe_openai::Tokenizer);
+/// One of OpenAI's BPEs; `slot` names its piece cache ([`PIECES`]).
+struct OpenAi {
+    bpe: &'static bpe_openai::Tokenizer,
+    slot: usize,
+}
+
+/// Pieces at most this long (bytes) are cached: words and the spaces and punctuation around
+/// them, which repeat; longer pieces (runs of digits, CJK text without spaces) rarely do.
+const CACHED_PIECE: usize = 24;
+
+/// Entries per tokenizer and thread before the cache starts again (about 3 MB at most).
+const CACHED_PIECES: usize = 1 << 16;
+
+thread_local! {
+    /// Token counts of the pieces already encoded on this thread, one map per built-in BPE.
+    /// A piece is encoded alone, so its count depends on nothing else; natural text repeats
+    /// its words, and the encoder allocates twice per piece.
+    static PIECES: std::cell::RefCell<[rustc_hash::FxHashMap<Box<str>, u32>; 2]> =
+        std::cell::RefCell::new(Default::default());
+}
+
+impl OpenAi {
+    fn piece(&self, piece: &str) -> usize {
+        if piece.len() > CACHED_PIECE {
+            return self.bpe.bpe.count(piece.as_bytes());
+        }
+        PIECES.with_borrow_mut(|caches| {
+            let cache = &mut caches[self.slot];
+            if let Some(&n) = cache.get(piece) {
+                return n as usize;
+            }
+            let n = self.bpe.bpe.count(piece.as_bytes());
+            if cache.len() >= CACHED_PIECES {
+                cache.clear();
+            }
+            cache.insert(piece.into(), n as u32);
+            n
+        })
+    }
+}
 
 impl TokenCounter for OpenAi {
     fn count(&self, text: &str) -> usize {
-        self.0.count(text)
+        self.count_tail(text).0
     }
 
     fn count_tail(&self, text: &str) -> (usize, Option<usize>) {
@@ -109,9 +148,9 @@ impl TokenCounter for OpenAi {
         // of the last piece.
         let mut n = 0;
         let mut last = None;
-        for piece in self.0.split(text) {
+        for piece in self.bpe.split(text) {
             last = Some(piece.as_ptr() as usize - text.as_ptr() as usize);
-            n += self.0.bpe.count(piece.as_bytes());
+            n += self.piece(piece);
         }
         (n, last)
     }
@@ -171,8 +210,14 @@ impl TokenCounter for HuggingFace {
 /// The counter for `spec`, loaded on first use and kept for the process.
 pub fn counter(spec: &TokenizerSpec) -> Result<Arc<dyn TokenCounter>, String> {
     match (spec.name.as_str(), &spec.file) {
-        ("cl100k", None) => Ok(Arc::new(OpenAi(bpe_openai::cl100k_base()))),
-        ("o200k", None) => Ok(Arc::new(OpenAi(bpe_openai::o200k_base()))),
+        ("cl100k", None) => Ok(Arc::new(OpenAi {
+            bpe: bpe_openai::cl100k_base(),
+            slot: 0,
+        })),
+        ("o200k", None) => Ok(Arc::new(OpenAi {
+            bpe: bpe_openai::o200k_base(),
+            slot: 1,
+        })),
         (_, Some(path)) => load_file(path),
         (name, None) => Err(format!("Unknown tokenizer {name}.")),
     }
@@ -208,6 +253,44 @@ mod tests {
         assert_eq!(c.count(""), 0);
         let o = counter(&TokenizerSpec::resolve("o200k", &[]).unwrap()).unwrap();
         assert_eq!(o.count("hello world"), 2);
+    }
+
+    #[test]
+    fn cached_pieces_count_as_the_encoder_does() {
+        // Repeated words (cached after their first piece), long digit and CJK runs (never
+        // cached), both BPEs on one thread, and a cache that starts again when full.
+        let text = "The cat sat on the mat.  The cat sat again!\n\n12345678901234567890123456789 \
+                    東京のデータは東京のデータです。 naïve café, naïve café; ok?? ok??\r\n";
+        for (name, bpe) in [
+            ("cl100k", bpe_openai::cl100k_base()),
+            ("o200k", bpe_openai::o200k_base()),
+        ] {
+            let c = counter(&TokenizerSpec {
+                name: name.into(),
+                file: None,
+            })
+            .unwrap();
+            for round in 0..3 {
+                assert_eq!(c.count(text), bpe.count(text), "{name} round {round}");
+                for cut in (0..text.len()).filter(|&i| text.is_char_boundary(i)) {
+                    assert_eq!(
+                        c.count(&text[cut..]),
+                        bpe.count(&text[cut..]),
+                        "{name} {cut}"
+                    );
+                }
+            }
+        }
+        let c = counter(&TokenizerSpec::default()).unwrap();
+        let words: String = (0..CACHED_PIECES + 10).map(|i| format!(" w{i}")).collect();
+        assert_eq!(
+            c.count(&words),
+            bpe_openai::cl100k_base().count(words.as_str())
+        );
+        assert_eq!(
+            c.count(&words),
+            bpe_openai::cl100k_base().count(words.as_str())
+        );
     }
 
     #[test]
