@@ -367,7 +367,8 @@ impl<'w> Writer<'w> {
 
     fn list(&mut self, list: &List, indent: &str) {
         let tight = list.items.iter().all(|item| {
-            item.blocks.len() <= 1 || matches!(item.blocks.get(1), Some(Block::List(_)))
+            item.blocks.len() <= 1
+                || (item.blocks.len() == 2 && matches!(item.blocks[1], Block::List(_)))
         });
         let mut number = list.start;
         for item in &list.items {
@@ -384,13 +385,22 @@ impl<'w> Writer<'w> {
                 None => marker,
             };
             let child_indent = format!("{indent}{}", " ".repeat(marker.len()));
-            let mut inner = Writer::new(self.images);
-            inner.blocks(&item.blocks, "");
-            let body = inner.out.trim_end().to_owned();
-            let body = if tight {
-                body.replace("\n\n", "\n")
-            } else {
-                body
+            // A tight item is one block, or a paragraph and the list nested under it with no
+            // blank line between them; the blocks inside keep their own blank lines (a loose
+            // nested list, a code block).
+            let body = match item.blocks.split_first() {
+                Some((first, rest)) if tight && !rest.is_empty() => {
+                    let mut head = Writer::new(self.images);
+                    head.blocks(std::slice::from_ref(first), "");
+                    let mut tail = Writer::new(self.images);
+                    tail.blocks(rest, "");
+                    format!("{}\n{}", head.out.trim_end(), tail.out.trim_end())
+                }
+                _ => {
+                    let mut inner = Writer::new(self.images);
+                    inner.blocks(&item.blocks, "");
+                    inner.out.trim_end().to_owned()
+                }
             };
             let mut lines = body.split('\n');
             let first = lines.next().unwrap_or("");
@@ -1431,6 +1441,42 @@ mod tests {
             md(vec![t]),
             "| H\\|1 | H\\|1 | H3 |\n| --- | --- | --- |\n| a | b | c |\n| a | d | e |\n"
         );
+    }
+
+    #[test]
+    fn a_loose_list_nested_in_a_tight_one_keeps_its_blank_lines() {
+        // 1. A / 1. B / 1. C, 1. D with a second paragraph: only the innermost list is loose.
+        let item = |blocks: Vec<Block>| ListItem {
+            blocks,
+            checked: None,
+        };
+        let list = |items: Vec<ListItem>| {
+            Block::List(List {
+                ordered: true,
+                start: 1,
+                items,
+            })
+        };
+        let innermost = list(vec![
+            item(vec![Block::text("C")]),
+            item(vec![Block::text("D"), Block::text("More of D.")]),
+        ]);
+        let middle = list(vec![item(vec![Block::text("B"), innermost])]);
+        let outer = list(vec![item(vec![Block::text("A"), middle])]);
+        assert_eq!(
+            md(vec![outer]),
+            "1. A\n   1. B\n      1. C\n\n      2. D\n\n         More of D.\n"
+        );
+
+        // A paragraph after the nested list makes the item loose: it must not run on into
+        // the nested list's last item.
+        let nested = list(vec![item(vec![Block::text("x")])]);
+        let l = list(vec![item(vec![
+            Block::text("a"),
+            nested,
+            Block::text("after"),
+        ])]);
+        assert_eq!(md(vec![l]), "1. a\n\n   1. x\n\n   after\n");
     }
 
     #[test]
