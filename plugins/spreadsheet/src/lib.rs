@@ -12,6 +12,7 @@ mod comments;
 mod csv;
 mod merges;
 mod numfmt;
+mod ods;
 mod regions;
 mod workbook;
 mod xls;

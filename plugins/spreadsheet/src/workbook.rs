@@ -11,7 +11,7 @@ use crate::comments::{self, Comment};
 use crate::merges::{Filler, Merge};
 use crate::numfmt::NumFmt;
 use crate::regions::{self, Fill, Occupancy, Rect};
-use crate::{xls, xlsb, xlsx};
+use crate::{ods, xls, xlsb, xlsx};
 use calamine::{Data, Ods, Range, Reader, Xls, Xlsb, Xlsx};
 use quire_ooxml::chart::Chart;
 use quire_plugin_api::{
@@ -37,6 +37,8 @@ struct Formats<'a> {
     comments: &'a [Comment],
     /// Merged ranges, sorted by top row.
     merges: &'a [Merge],
+    /// The text typed cells show, where the file stores it (ODS), by (row, column).
+    shown: Option<&'a HashMap<(u32, u32), String>>,
 }
 
 pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Document> {
@@ -74,6 +76,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                 charts: pre.sheets.get(name).map_or(&[], |s| s.charts.as_slice()),
                 comments: pre.sheets.get(name).map_or(&[], |s| s.comments.as_slice()),
                 merges: pre.sheets.get(name).map_or(&[], |s| s.merges.as_slice()),
+                shown: None,
             })?;
         }
         Kind::Xlsb => {
@@ -100,18 +103,25 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                 charts: &[],
                 comments: &[],
                 merges: &[],
+                shown: None,
             })?;
         }
         Kind::Ods => {
-            quire_ooxml::SafeZip::open(bytes, &limits, "OpenDocument spreadsheet")?;
+            let mut zip = quire_ooxml::SafeZip::open(bytes, &limits, "OpenDocument spreadsheet")?;
+            let content = zip.read("content.xml")?;
+            drop(zip);
+            let pre = content
+                .map(|xml| ods::scan(&xml, limits.max_sheet_cells))
+                .unwrap_or_default();
             let wb =
                 guard(|| Ods::new(Cursor::new(bytes)).map_err(|e| open_error(e.to_string(), e)))?;
-            read_sheets(wb, &mut doc, ctx, false, |_| Formats {
+            read_sheets(wb, &mut doc, ctx, false, |name| Formats {
                 formats: &[],
                 cells: None,
                 charts: &[],
                 comments: &[],
-                merges: &[],
+                merges: pre.get(name).map_or(&[], |s| s.merges.as_slice()),
+                shown: pre.get(name).map(|s| &s.shown),
             })?;
         }
         Kind::Xls => {
@@ -140,6 +150,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                     charts: &[],
                     comments: &[],
                     merges: i.and_then(|i| merges.get(i)).map_or(&[], Vec::as_slice),
+                    shown: None,
                 }
             })?;
         }
@@ -368,10 +379,14 @@ fn to_grids(
                 ctx.check()?;
             }
             for (ci, value) in row.iter().enumerate().take(right + 1).skip(left) {
+                let at = (r0 + ri as u32, c0 + ci as u32);
                 let fmt = lookup
-                    .and_then(|m| m.get(&(r0 + ri as u32, c0 + ci as u32)))
+                    .and_then(|m| m.get(&at))
                     .and_then(|&i| formats.formats.get(i));
-                cell::render(value, fmt, date1904, &mut cells[ci]);
+                match formats.shown.and_then(|m| m.get(&at)) {
+                    Some(text) => cells[ci].clone_from(text),
+                    None => cell::render(value, fmt, date1904, &mut cells[ci]),
+                }
                 if cells[ci].contains('\r') {
                     cells[ci] = cells[ci].replace("\r\n", "\n").replace('\r', "\n");
                 }

@@ -545,7 +545,9 @@ fn ods_sheets_convert() {
 <office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2">
 <office:body><office:spreadsheet>
 <table:table table:name="Prices"><table:table-row><table:table-cell office:value-type="string"><text:p>item</text:p></table:table-cell><table:table-cell office:value-type="string"><text:p>price</text:p></table:table-cell></table:table-row>
-<table:table-row><table:table-cell office:value-type="string"><text:p>tea</text:p></table:table-cell><table:table-cell office:value-type="float" office:value="0.1"><text:p>0.1</text:p></table:table-cell></table:table-row></table:table>
+<table:table-row><table:table-cell office:value-type="string"><text:p>tea</text:p></table:table-cell><table:table-cell office:value-type="float" office:value="0.1"><text:p>0.1</text:p></table:table-cell></table:table-row>
+<table:table-row><table:table-cell office:value-type="string" table:number-rows-spanned="2"><text:p>cake</text:p></table:table-cell><table:table-cell office:value-type="currency" office:currency="USD" office:value="58108.5"><text:p>$58,108.50</text:p></table:table-cell></table:table-row>
+<table:table-row><table:covered-table-cell/><table:table-cell office:value-type="percentage" office:value="0.125"><text:p>12.50%</text:p></table:table-cell></table:table-row></table:table>
 <table:table table:name="Blank"/>
 <table:table table:name="Two"><table:table-row><table:table-cell office:value-type="string"><text:p>a</text:p></table:table-cell></table:table-row>
 <table:table-row table:number-rows-repeated="2"><table:table-cell/></table:table-row>
@@ -567,7 +569,17 @@ fn ods_sheets_convert() {
     )
     .expect("ods");
     assert_eq!(doc.parts.len(), 3);
-    assert_eq!(rows(&doc, 0), [["item", "price"], ["tea", "0.1"]]);
+    // Typed cells read as the sheet shows them (the file stores that text beside the value);
+    // a label merged down two rows names both.
+    assert_eq!(
+        rows(&doc, 0),
+        [
+            ["item", "price"],
+            ["tea", "0.1"],
+            ["cake", "$58,108.50"],
+            ["cake", "12.50%"]
+        ]
+    );
     assert!(doc.parts[1].blocks.is_empty());
     // ODS shares the workbook path: tables apart are grids apart.
     assert_eq!(
