@@ -771,7 +771,6 @@ pub fn plain_text(inlines: &[Inline]) -> String {
     out
 }
 
-/// Raw HTML without its `<!-- comments -->` (invisible in any rendering of the source).
 /// `<name …>` or `</name>`: whether it closes, and the lower-case name.
 fn tag_name(tag: &str) -> Option<(bool, String)> {
     let inner = tag.strip_prefix('<')?.strip_suffix('>')?;
@@ -816,6 +815,7 @@ fn attribute(tag: &str, name: &str) -> Option<String> {
     None
 }
 
+/// Raw HTML without its `<!-- comments -->` (invisible in any rendering of the source).
 fn strip_html_comments(html: &str) -> String {
     let mut out = String::with_capacity(html.len());
     let mut rest = html;
