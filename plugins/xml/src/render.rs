@@ -93,7 +93,7 @@ impl<'c> Renderer<'c> {
     /// Renders `el` as a block (or blocks) at heading `level`.
     pub fn element(&mut self, el: &Element<'_>, level: u8) -> Result<()> {
         self.tick()?;
-        if el.is(names::TITLE) && (el.has_text || el.is_leaf()) {
+        if el.is_heading() {
             return self.heading(el, level);
         }
         if el.is(names::TABLE) {
@@ -166,9 +166,7 @@ impl<'c> Renderer<'c> {
             }
             return Ok(());
         }
-        let owns_title = el
-            .elements()
-            .any(|c| c.is(names::TITLE) && (c.has_text || c.is_leaf()));
+        let owns_title = el.elements().any(|c| c.is_heading());
         let seen_before = self.first_heading_seen;
         let child_level = if owns_title {
             level.saturating_add(1)
@@ -177,7 +175,7 @@ impl<'c> Renderer<'c> {
         };
         let mut children = el.elements().peekable();
         while let Some(c) = children.next() {
-            let is_title = |e: &Element<'_>| e.is(names::TITLE) && (e.has_text || e.is_leaf());
+            let is_title = |e: &Element<'_>| e.is_heading();
             if is_title(c) {
                 self.element(c, level)?;
             } else if c.local() == "label"

@@ -57,6 +57,43 @@ fn article_headings_paragraphs_and_title() {
 }
 
 #[test]
+fn a_title_made_only_of_inline_elements_is_a_heading() {
+    // The whole title is a link, or bold: no text of its own beside the inline elements.
+    let b = blocks(
+        "<article><body><sec><title>Intro</title><p>x</p>\
+         <sec><title><ext-link xlink:href='https://e.org/m'><bold>Methods</bold></ext-link> <bold>used</bold></title><p>y</p></sec>\
+         <sec><title><bold>Results</bold></title><p>z</p></sec></sec></body></article>",
+    );
+    let headings: Vec<(u8, String)> = b
+        .iter()
+        .filter_map(|b| match b {
+            Block::Heading { level, content } => Some((*level, text_of(content))),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        headings,
+        [
+            (1, "Intro".to_owned()),
+            (2, "Methods used".to_owned()),
+            (2, "Results".to_owned())
+        ],
+        "{b:#?}"
+    );
+    // XHTML's head holds a title and metadata: not a heading itself.
+    let b = blocks(
+        "<html><head><title>T</title><meta charset='utf-8'/></head><body><p>x</p></body></html>",
+    );
+    assert_eq!(
+        b.iter()
+            .filter(|b| matches!(b, Block::Heading { .. }))
+            .count(),
+        1,
+        "{b:#?}"
+    );
+}
+
+#[test]
 fn rss_channel_and_items() {
     let b = blocks(
         "<rss><channel><title>Blog</title><link>https://x</link><item><title>Post</title>\

@@ -21,6 +21,7 @@
 //! same, is a published convention, and costs one array per element instead of a map with
 //! three keys — on a 180 KB article the object form doubled the conversion time.
 
+use crate::names;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 use quire_plugin_api::{Error, Result};
@@ -93,6 +94,40 @@ impl<'a> Element<'a> {
 
     pub fn is_leaf(&self) -> bool {
         self.elements().next().is_none()
+    }
+
+    /// A title element whose content reads as a heading: text, or only inline formatting and
+    /// links (`<title><ext-link><bold>Methods</bold></ext-link></title>`); not a container of
+    /// other titles or blocks (XHTML's `<head>`), nor a wrapper of data fields (EndNote's
+    /// `<title><style …>`, a record's field).
+    pub fn is_heading(&self) -> bool {
+        fn inline_only(el: &Element<'_>) -> bool {
+            el.elements().all(|c| {
+                let inline = c.is(names::BOLD
+                    | names::ITALIC
+                    | names::STRIKE
+                    | names::LINK
+                    | names::SUP
+                    | names::BREAK)
+                    || matches!(
+                        c.local(),
+                        "sub"
+                            | "sc"
+                            | "monospace"
+                            | "underline"
+                            | "u"
+                            | "code"
+                            | "literal"
+                            | "tt"
+                            | "span"
+                            | "named-content"
+                            | "styled-content"
+                            | "xref"
+                    );
+                inline && inline_only(c)
+            })
+        }
+        self.is(names::TITLE) && (self.has_text || self.is_leaf() || inline_only(self))
     }
 
     /// All descendant text with whitespace folded (runs to one space, ends trimmed);
@@ -338,7 +373,6 @@ fn element<'a>(text: &'a str, start: &BytesStart<'_>) -> Element<'a> {
 
 /// Computes the derived flags once the element is complete.
 fn finish(mut el: Element<'_>) -> Element<'_> {
-    use crate::names;
     el.has_text = el
         .children
         .iter()
