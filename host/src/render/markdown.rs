@@ -389,13 +389,7 @@ impl<'w> Writer<'w> {
             // blank line between them; the blocks inside keep their own blank lines (a loose
             // nested list, a code block).
             let body = match item.blocks.split_first() {
-                Some((first, rest)) if tight && !rest.is_empty() => {
-                    let mut head = Writer::new(self.images);
-                    head.blocks(std::slice::from_ref(first), "");
-                    let mut tail = Writer::new(self.images);
-                    tail.blocks(rest, "");
-                    format!("{}\n{}", head.out.trim_end(), tail.out.trim_end())
-                }
+                Some((first, rest)) if tight && !rest.is_empty() => self.tight_item(first, rest),
                 _ => {
                     let mut inner = Writer::new(self.images);
                     inner.blocks(&item.blocks, "");
@@ -425,6 +419,18 @@ impl<'w> Writer<'w> {
             self.out.push_str(indent.trim_end());
             self.out.push('\n');
         }
+    }
+
+    /// A tight item's paragraph and the list nested under it, one line apart. Not inlined:
+    /// lists nest as deep as a document's data (JSON arrays), and its writers would otherwise
+    /// sit in every level's stack frame of [`Writer::list`].
+    #[inline(never)]
+    fn tight_item(&self, first: &Block, rest: &[Block]) -> String {
+        let mut head = Writer::new(self.images);
+        head.blocks(std::slice::from_ref(first), "");
+        let mut tail = Writer::new(self.images);
+        tail.blocks(rest, "");
+        format!("{}\n{}", head.out.trim_end(), tail.out.trim_end())
     }
 
     fn table(&mut self, table: &Table) -> String {
