@@ -19,6 +19,7 @@ mod config;
 mod context;
 pub mod datauri;
 mod error;
+pub mod lists;
 pub mod model;
 mod options;
 pub mod pixels;

@@ -22,7 +22,7 @@
 use crate::body::{CellIr, Item, Para, TableIr, VMerge};
 use crate::numbering::{Label, LabelKind, Numbering};
 use crate::styles::Styles;
-use quire_plugin_api::{Block, Cell, Inline, List, ListItem, Table};
+use quire_plugin_api::{lists, Block, Cell, Inline, List, ListItem, Table};
 
 pub(crate) struct Builder<'a> {
     pub styles: &'a Styles,
@@ -45,9 +45,6 @@ struct Place {
     indent: Option<i64>,
 }
 
-/// Indents closer than this (a quarter inch, in twips) are the same step.
-const INDENT_STEP: i64 = 360 / 2;
-
 impl Place {
     fn of(label: &Label) -> Place {
         Place {
@@ -57,19 +54,12 @@ impl Place {
         }
     }
 
-    /// How deep `self` sits against `other`: by level within one list definition, by
-    /// indent across two (by level when either indent is unknown).
+    /// How deep `self` sits against `other` ([`lists::depth_cmp`]).
     fn depth_cmp(&self, other: &Place) -> std::cmp::Ordering {
-        match (self.indent, other.indent) {
-            (Some(a), Some(b)) if self.list != other.list => {
-                if (a - b).abs() < INDENT_STEP {
-                    std::cmp::Ordering::Equal
-                } else {
-                    a.cmp(&b)
-                }
-            }
-            _ => self.level.cmp(&other.level),
-        }
+        lists::depth_cmp(
+            (&self.list, self.level, self.indent),
+            (&other.list, other.level, other.indent),
+        )
     }
 }
 
@@ -97,11 +87,11 @@ impl Lists {
     /// of that list's last item (Word's "List Continue" styles): it is taken out of `para`,
     /// and lists deeper than its indent close.
     fn continue_item(&mut self, indent: i64, para: &mut Option<Vec<Inline>>, out: &mut Vec<Block>) {
-        let Some(k) = self
-            .stack
-            .iter()
-            .rposition(|t| t.place.indent.is_some_and(|i| i < indent + INDENT_STEP))
-        else {
+        let Some(k) = self.stack.iter().rposition(|t| {
+            t.place
+                .indent
+                .is_some_and(|i| i < indent + lists::INDENT_STEP_TWIPS)
+        }) else {
             return;
         };
         if self.stack[k].list.items.is_empty() {

@@ -5,7 +5,7 @@
 //! in a table or a list) — so blocks are decided when a paragraph ends, from the paragraph
 //! properties in force at that moment.
 
-use quire_plugin_api::{Block, Cell, Image, Inline, List, ListItem, Style, Table};
+use quire_plugin_api::{lists, Block, Cell, Image, Inline, List, ListItem, Style, Table};
 
 /// Paragraph properties that matter for structure.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -85,24 +85,13 @@ struct Open {
     depth: u8,
 }
 
-/// Indents closer than this (a quarter inch, in twips) are one step.
-const INDENT_STEP: i32 = 180;
-
 impl Open {
-    /// How deep `self` sits against a paragraph of `props`: by level within one list
-    /// override, by indent across two (by level when an indent is unknown). LibreOffice and
-    /// Word write "List Bullet 2"-like styles as level 0 of lists of their own, indented.
+    /// How deep `self` sits against a paragraph of `props` ([`lists::depth_cmp`]).
     fn cmp(&self, props: &ParaProps) -> std::cmp::Ordering {
-        match (self.indent, props.indent) {
-            (Some(a), Some(b)) if self.list != props.list => {
-                if (a - b).abs() < INDENT_STEP {
-                    std::cmp::Ordering::Equal
-                } else {
-                    a.cmp(&b)
-                }
-            }
-            _ => self.level.cmp(&props.list_level),
-        }
+        lists::depth_cmp(
+            (&self.list, self.level, self.indent.map(i64::from)),
+            (&props.list, props.list_level, props.indent.map(i64::from)),
+        )
     }
 }
 
@@ -224,9 +213,10 @@ impl Flow {
             .indent
             .filter(|&i| i > 0 && props.heading.is_none())
             .and_then(|i| {
-                self.path
-                    .iter()
-                    .rposition(|o| o.indent.is_some_and(|oi| oi < i + INDENT_STEP))
+                self.path.iter().rposition(|o| {
+                    o.indent
+                        .is_some_and(|oi| i64::from(oi) < i64::from(i) + lists::INDENT_STEP_TWIPS)
+                })
             });
         if let Some(k) = open {
             self.path.truncate(k + 1);
