@@ -18,9 +18,11 @@ mod links;
 mod walk;
 
 use dom::{Dom, NodeData};
+#[cfg(feature = "converter")]
+use quire_plugin_api::register_converter;
 use quire_plugin_api::{
-    register_converter, text, Context, Converter, ConverterDescriptor, Document, DocumentKind,
-    Input, Part, PluginConfig, Result,
+    text, Block, Context, Converter, ConverterDescriptor, Document, DocumentKind, Input, Part,
+    PluginConfig, Result,
 };
 
 /// The converter's registration.
@@ -33,6 +35,9 @@ pub const DESCRIPTOR: ConverterDescriptor = ConverterDescriptor {
     factory,
 };
 
+// Registered only with the `converter` feature (on by default): a plugin that uses only
+// [`fragment_blocks`] (Markdown's HTML blocks) must not add an HTML converter to the registry.
+#[cfg(feature = "converter")]
 register_converter!(DESCRIPTOR);
 
 fn factory(_config: &PluginConfig) -> Result<Box<dyn Converter>> {
@@ -96,6 +101,44 @@ impl Converter for HtmlConverter {
         ctx.progress(1, 1);
         Ok(doc)
     }
+}
+
+/// What [`fragment_blocks`] found in a fragment.
+#[derive(Debug, Default)]
+pub struct Fragment {
+    pub blocks: Vec<Block>,
+    /// Images numbered so far, those before the fragment included.
+    pub images: u32,
+    /// Elements nested deeper than the limit were reduced to their text.
+    pub depth_cut: bool,
+}
+
+/// The blocks of raw HTML embedded in another format (a Markdown HTML block such as
+/// `<p align="center"><img alt="Logo" src="…"></p>` or `<table>…</table>`): parsed and walked as
+/// the body of an HTML document is, so what a browser would show is what comes out, the same
+/// elements dropped (scripts, styles, forms, hidden ones), remote images standing as their alt
+/// text. A fragment that is only a start or end tag (`<details>`, `</div>`) gives nothing, or
+/// the text it holds.
+///
+/// Images are numbered on from `images_before` (the embedding document's own images, so names
+/// stay unique) and those beyond `max_images` are kept without their bytes.
+pub fn fragment_blocks(
+    html: &str,
+    max_depth: u32,
+    images_before: u32,
+    max_images: u32,
+    check: &dyn Fn() -> Result<()>,
+) -> Result<Fragment> {
+    let depth = (max_depth as usize).clamp(8, 4096);
+    let (dom, parse_cut) = Dom::parse(html, depth, check)?;
+    let mut walker = walk::Walker::new(&dom, max_depth, max_images, check);
+    walker.images = images_before;
+    let blocks = walker.run()?;
+    Ok(Fragment {
+        blocks,
+        images: walker.images,
+        depth_cut: walker.depth_cut || parse_cut,
+    })
 }
 
 /// Title, author, description and language from the document head.

@@ -90,7 +90,13 @@ struct HtmlOpen {
 }
 
 /// The event-to-model state machine.
-pub struct Builder {
+pub struct Builder<'c> {
+    /// Asks whether the job may go on (cancellation, time limit); called while an HTML block
+    /// is parsed.
+    check: &'c dyn Fn() -> quire_plugin_api::Result<()>,
+    /// The error that stopped an HTML block's conversion, returned by the next
+    /// [`Builder::event`] or by [`Builder::finish`].
+    failed: Option<quire_plugin_api::Error>,
     containers: Vec<Container>,
     leaf: Option<Leaf>,
     frames: Vec<Frame>,
@@ -111,9 +117,15 @@ pub struct Builder {
     flattened: bool,
 }
 
-impl Builder {
-    pub fn new(max_depth: u32, max_images: u32) -> Self {
+impl<'c> Builder<'c> {
+    pub fn new(
+        max_depth: u32,
+        max_images: u32,
+        check: &'c dyn Fn() -> quire_plugin_api::Result<()>,
+    ) -> Self {
         Builder {
+            check,
+            failed: None,
             containers: vec![Container {
                 kind: Kind::Root,
                 blocks: Vec::new(),
@@ -136,7 +148,15 @@ impl Builder {
         }
     }
 
-    pub fn event(&mut self, event: Event<'_>) {
+    pub fn event(&mut self, event: Event<'_>) -> quire_plugin_api::Result<()> {
+        self.fold(event);
+        match self.failed.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    fn fold(&mut self, event: Event<'_>) {
         match event {
             Event::Start(tag) => self.start(tag),
             Event::End(tag) => self.end(tag),
@@ -271,8 +291,11 @@ impl Builder {
     }
 
     /// Everything built so far; open containers are closed as if the input ended cleanly.
-    pub fn finish(mut self) -> Built {
+    pub fn finish(mut self) -> quire_plugin_api::Result<Built> {
         self.close_leaf();
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
         while self.containers.len() > 1 {
             self.pop_container();
         }
@@ -287,11 +310,11 @@ impl Builder {
                 self.max_depth
             ));
         }
-        Built {
+        Ok(Built {
             blocks,
             metadata: self.metadata,
             warnings: self.warnings,
-        }
+        })
     }
 
     // ---- containers ----
@@ -470,17 +493,49 @@ impl Builder {
                 let text = raw.strip_suffix('\n').unwrap_or(&raw).to_owned();
                 self.add_block(Block::Code { language, text });
             }
-            LeafKind::Html => {
-                let text = strip_html_comments(&raw);
-                let text = text.trim_end();
-                if !text.trim().is_empty() {
-                    self.add_block(Block::Code {
-                        language: Some("html".into()),
-                        text: text.to_owned(),
-                    });
+            LeafKind::Html => self.html_block(&raw),
+            LeafKind::Metadata => self.front_matter(&raw),
+        }
+    }
+
+    /// An HTML block is what a reader of the rendered Markdown sees: CommonMark passes it
+    /// through as HTML, so `<p align="center"><img alt="Logo" …></p>`, a `<table>` or a
+    /// `<details>` summary read as their content (the HTML plugin's walker), never as markup.
+    fn html_block(&mut self, raw: &str) {
+        let text = strip_html_comments(raw);
+        if text.trim().is_empty() {
+            return;
+        }
+        let depth =
+            u32::try_from(self.max_depth.saturating_sub(self.containers.len())).unwrap_or(u32::MAX);
+        let fragment = match quire_html::fragment_blocks(
+            &text,
+            depth,
+            self.images,
+            self.max_images,
+            self.check,
+        ) {
+            Ok(fragment) => fragment,
+            Err(e) => {
+                self.failed.get_or_insert(e);
+                return;
+            }
+        };
+        self.images = fragment.images;
+        if fragment.depth_cut {
+            self.flattened = true;
+        }
+        for block in fragment.blocks {
+            if let Block::Heading { level, content } = &block {
+                let text = plain_text(content);
+                if *level == 1 && self.first_h1.is_none() && !text.is_empty() {
+                    self.first_h1 = Some(text.clone());
+                }
+                if self.first_heading.is_none() && !text.is_empty() {
+                    self.first_heading = Some(text);
                 }
             }
-            LeafKind::Metadata => self.front_matter(&raw),
+            self.add_block(block);
         }
     }
 

@@ -60,17 +60,18 @@ impl Converter for MarkdownConverter {
             | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
         let stripped = without_grounding_lines(&decoded.text);
         let source = stripped.as_deref().unwrap_or(&decoded.text);
-        let mut builder = builder::Builder::new(ctx.limits.max_depth, ctx.limits.max_images);
+        let check = || ctx.check();
+        let mut builder =
+            builder::Builder::new(ctx.limits.max_depth, ctx.limits.max_images, &check);
         let mut i = 0usize;
         window::for_each_event(source, options, window::WINDOW, &mut |event| {
             i += 1;
             if i.is_multiple_of(2048) {
-                ctx.check()?;
+                check()?;
             }
-            builder.event(event);
-            Ok(())
+            builder.event(event)
         })?;
-        let built = builder.finish();
+        let built = builder.finish()?;
         for warning in built.warnings {
             ctx.warn(warning);
         }

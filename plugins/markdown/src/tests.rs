@@ -133,8 +133,10 @@ fn images_footnotes_and_html() {
         Inline::link("https://e.x/a.png", None, vec![Inline::plain("remote")])
     );
     assert_eq!(p[3], Inline::NoteRef("n".into()));
-    assert!(
-        matches!(&b[2], Block::Code { language: Some(l), text } if l == "html" && text.contains("<b>raw</b>"))
+    // The HTML block reads as what it shows: the bold word, no markup.
+    assert_eq!(
+        b[2],
+        Block::Paragraph(vec![Inline::styled("raw", Style::BOLD)])
     );
     let Block::Paragraph(p) = &b[3] else {
         panic!("{b:?}")
@@ -252,4 +254,54 @@ fn ocr_grounding_lines_are_layout_not_text() {
         })
         .collect();
     assert_eq!(text, "The token <|det|> opens a box.");
+}
+
+#[test]
+fn html_blocks_read_as_their_content() {
+    // A README's usual HTML: a centred logo and badge line, a table, a collapsed section,
+    // a script; none of it may show as markup or as a code block.
+    let doc = convert(concat!(
+        "<p align=\"center\">\n  <img alt=\"Quire logo\" src=\"https://e.x/logo.png\" width=\"120\">\n</p>\n\n",
+        "<h1 align=\"center\">Quire</h1>\n\n",
+        "Intro with ![inline](data:image/png;base64,iVBORw0KGgo=).\n\n",
+        "<table>\n<tr><th>Name</th><th>Value</th></tr>\n<tr><td>alpha</td><td>1</td></tr>\n</table>\n\n",
+        "<details>\n<summary>More options</summary>\n\nHidden *text*.\n\n</details>\n\n",
+        "<div><img alt=\"second\" src=\"data:image/png;base64,iVBORw0KGgo=\"></div>\n\n",
+        "<script>alert(1)</script>\n\n",
+        "- item\n\n  <p>in item</p>\n",
+    ));
+    assert_eq!(doc.metadata.title.as_deref(), Some("Quire"));
+    let b = blocks(&doc);
+    let shown = format!("{b:?}");
+    assert!(!shown.contains("Code"), "{b:#?}");
+    assert!(!shown.contains("alert"), "{b:#?}");
+    assert!(!shown.contains("<"), "{b:#?}");
+    assert_eq!(b[0], Block::text("Quire logo"));
+    assert_eq!(
+        b[1],
+        Block::Heading {
+            level: 1,
+            content: vec![Inline::plain("Quire")]
+        }
+    );
+    let Block::Table(t) = &b[3] else {
+        panic!("{b:#?}")
+    };
+    assert_eq!(t.rows.len(), 2);
+    assert_eq!(b[4], Block::text("More options"));
+    let Block::Paragraph(p) = &b[5] else {
+        panic!("{b:#?}")
+    };
+    assert_eq!(p[1], Inline::styled("text", Style::ITALIC));
+    // The HTML block's image is numbered after the Markdown image before it.
+    let Block::Image(img) = &b[6] else {
+        panic!("{b:#?}")
+    };
+    assert_eq!(img.name, "image2.png");
+    assert_eq!(img.alt.as_deref(), Some("second"));
+    let Block::List(list) = &b[7] else {
+        panic!("{b:#?}")
+    };
+    assert_eq!(list.items[0].blocks[1], Block::text("in item"));
+    assert_eq!(b.len(), 8, "{b:#?}");
 }
