@@ -126,38 +126,86 @@ struct Enumerator {
 }
 
 /// Turns a page's regions into blocks, taking placed images and tables out of `objects`.
+///
+/// `carry` is the number the previous page's numbered list would go on with, when that page
+/// ends in one ([`open_number`]): a list that runs over the page break keeps its numbering.
 pub fn page_blocks(
     regions: Vec<Region>,
     style: &DocStyle,
     links: &[Link],
     objects: &mut [Option<Block>],
+    carry: Option<u64>,
 ) -> Vec<Block> {
     let mut out = Vec::new();
-    for region in regions {
+    for (index, region) in regions.into_iter().enumerate() {
         let mut blocks = Vec::new();
-        region_blocks(region, style, links, objects, &mut blocks);
+        let carry = if index == 0 { carry } else { open_number(&out) };
+        region_blocks(region, style, links, objects, &mut blocks, carry);
         join_continued(&mut out, blocks);
     }
     out
 }
 
-/// Appends `next` to `out`, joining a paragraph that runs on from the end of `out` (over a
-/// column or page break) to the paragraph it continues.
+/// The number the numbered list that `blocks` end with would go on with.
+pub fn open_number(blocks: &[Block]) -> Option<u64> {
+    match blocks.last() {
+        Some(Block::List(list)) if list.ordered => Some(list.start + list.items.len() as u64),
+        _ => None,
+    }
+}
+
+/// Appends `next` to `out`, joining what runs on from the end of `out` over a column or page
+/// break: a paragraph to the paragraph or list item it continues (a line that carries on the
+/// sentence of a list item at the top of the next column), and a list to the list it goes on
+/// with (bullets after bullets, or the next number after a numbered list).
 pub fn join_continued(out: &mut Vec<Block>, next: Vec<Block>) {
-    let mut next = next.into_iter();
-    if let Some(first) = next.next() {
-        match (out.last_mut(), first) {
-            (Some(Block::Paragraph(prev)), Block::Paragraph(cont)) if runs_on(prev, &cont) => {
-                match prev.last_mut() {
-                    Some(Inline::Text { text, .. }) => text.push(' '),
-                    _ => prev.push(Inline::plain(" ")),
+    let mut next = next.into_iter().peekable();
+    while let Some(first) = next.next() {
+        let Some(last) = out.last_mut() else {
+            out.push(first);
+            break;
+        };
+        match first {
+            Block::Paragraph(cont) => match continued_text(last) {
+                Some(prev) if runs_on(prev, &cont) => {
+                    match prev.last_mut() {
+                        Some(Inline::Text { text, .. }) => text.push(' '),
+                        _ => prev.push(Inline::plain(" ")),
+                    }
+                    prev.extend(cont);
+                    // A list item's text carried on: the list itself may go on after it.
+                    if matches!(last, Block::List(_)) && matches!(next.peek(), Some(Block::List(_)))
+                    {
+                        continue;
+                    }
                 }
-                prev.extend(cont);
-            }
-            (_, first) => out.push(first),
+                _ => out.push(Block::Paragraph(cont)),
+            },
+            Block::List(more) => match last {
+                Block::List(list)
+                    if list.ordered == more.ordered
+                        && (!more.ordered
+                            || more.start == list.start + list.items.len() as u64) =>
+                {
+                    list.items.extend(more.items);
+                }
+                _ => out.push(Block::List(more)),
+            },
+            first => out.push(first),
         }
+        break;
     }
     out.extend(next);
+}
+
+/// The paragraph text a block ends with that a paragraph after a column or page break may
+/// carry on: the block itself, or a list's last item's (at any depth).
+fn continued_text(block: &mut Block) -> Option<&mut Vec<Inline>> {
+    match block {
+        Block::Paragraph(text) => Some(text),
+        Block::List(list) => continued_text(list.items.last_mut()?.blocks.last_mut()?),
+        _ => None,
+    }
 }
 
 /// Whether a paragraph that starts with `next` continues `prev`: `prev` stops mid-sentence
@@ -181,6 +229,7 @@ fn region_blocks(
     links: &[Link],
     objects: &mut [Option<Block>],
     out: &mut Vec<Block>,
+    carry: Option<u64>,
 ) {
     let lines: Vec<&Line> = region
         .entries
@@ -206,7 +255,7 @@ fn region_blocks(
                 .map(|(_, l)| l)
                 .collect();
             if !before.is_empty() {
-                segment(before, &geometry, style, paras);
+                segment(before, &geometry, style, paras, carry);
             }
             emit(std::mem::take(paras), style, links, out);
             out.push(Block::Table(table));
@@ -214,7 +263,7 @@ fn region_blocks(
         }
         let rest: Vec<Line> = lines.map(|(_, l)| l).collect();
         if !rest.is_empty() {
-            segment(rest, &geometry, style, paras);
+            segment(rest, &geometry, style, paras, carry);
         }
     };
     // An object whose height holds the start of the next line sits beside the text or under
@@ -284,7 +333,17 @@ impl Geometry {
 }
 
 /// Splits consecutive lines into paragraphs and list items.
-fn segment(lines: Vec<Line>, geo: &Geometry, style: &DocStyle, paras: &mut Vec<Para>) {
+///
+/// `carry` is the number a numbered list that ends the region before would go on with: the
+/// first numbered line of the region with that number, before any item of its own, is its
+/// next item (a list that runs over a column or page break).
+fn segment(
+    lines: Vec<Line>,
+    geo: &Geometry,
+    style: &DocStyle,
+    paras: &mut Vec<Para>,
+    carry: Option<u64>,
+) {
     let (lines, markers) = split_double_markers(lines);
     for (index, line) in lines.into_iter().enumerate() {
         let marker = markers[index];
@@ -304,7 +363,11 @@ fn segment(lines: Vec<Line>, geo: &Geometry, style: &DocStyle, paras: &mut Vec<P
                 // list in between (the items just above, back to the first that is not an
                 // item, the nearest starting where this line starts).
                 let em = line.size.max(1.0);
-                let follows = paras.last().is_some_and(next_of)
+                let carried = e.delimiter == Delimiter::Period
+                    && carry == Some(e.number)
+                    && !paras.iter().any(|p| matches!(p.kind, Kind::Item { .. }));
+                let follows = carried
+                    || paras.last().is_some_and(next_of)
                     || paras
                         .iter()
                         .rev()
@@ -1125,7 +1188,64 @@ mod heading_tests {
             body_size: 10.0,
             heading_sizes: vec![16.0],
         };
-        page_blocks(vec![Region { entries }], &style, &[], &mut [])
+        page_blocks(vec![Region { entries }], &style, &[], &mut [], None)
+    }
+
+    #[test]
+    fn a_list_that_runs_over_a_column_break_stays_one_list() {
+        // The second item's sentence carries on at the top of the next column, then the
+        // third item follows there.
+        let region = |texts: &[&str]| Region {
+            entries: texts
+                .iter()
+                .enumerate()
+                .map(|(k, t)| Entry::Line(line(72.0 + 12.0 * k as f32, 10.0, false, t)))
+                .collect(),
+        };
+        let style = DocStyle {
+            body_size: 10.0,
+            heading_sizes: vec![16.0],
+        };
+        let b = page_blocks(
+            vec![
+                region(&["1. First item of the list", "2. Second item that carries"]),
+                region(&[
+                    "on past the column break",
+                    "3. Third item in the next column",
+                ]),
+            ],
+            &style,
+            &[],
+            &mut [],
+            None,
+        );
+        let [Block::List(list)] = b.as_slice() else {
+            panic!("{b:#?}")
+        };
+        assert!(list.ordered);
+        assert_eq!(list.start, 1);
+        let texts: Vec<String> = list
+            .items
+            .iter()
+            .map(|i| match i.blocks.as_slice() {
+                [Block::Paragraph(p)] => p
+                    .iter()
+                    .map(|x| match x {
+                        Inline::Text { text, .. } => text.as_str(),
+                        _ => "",
+                    })
+                    .collect(),
+                other => panic!("{other:#?}"),
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "First item of the list",
+                "Second item that carries on past the column break",
+                "Third item in the next column"
+            ]
+        );
     }
 
     fn headings(blocks: &[Block]) -> Vec<String> {
@@ -1250,7 +1370,7 @@ mod heading_tests {
             body_size: 10.0,
             heading_sizes: vec![30.0, 18.0],
         };
-        let b = page_blocks(vec![Region { entries }], &style, &[], &mut []);
+        let b = page_blocks(vec![Region { entries }], &style, &[], &mut [], None);
         assert_eq!(headings(&b), vec!["Second slide title"]);
     }
 
@@ -1296,7 +1416,7 @@ mod heading_tests {
             heading_sizes: vec![14.0],
         };
         let mut objects = vec![Some(Block::Paragraph(vec![Inline::plain("PICTURE")]))];
-        let b = page_blocks(vec![Region { entries }], &style, &[], &mut objects);
+        let b = page_blocks(vec![Region { entries }], &style, &[], &mut objects, None);
         assert_eq!(headings(&b), Vec::<String>::new());
         assert!(
             matches!(&b[0], Block::Paragraph(p) if matches!(&p[0], Inline::Text { text, .. } if text.ends_with("of duties"))),
@@ -1346,7 +1466,7 @@ mod heading_tests {
             heading_sizes: vec![26.0],
         };
         let entries = vec![Entry::Line(first), Entry::Line(second), Entry::Line(body)];
-        let b = page_blocks(vec![Region { entries }], &style, &[], &mut []);
+        let b = page_blocks(vec![Region { entries }], &style, &[], &mut [], None);
         assert_eq!(headings(&b), vec!["Securing and protecting data"]);
         assert!(
             matches!(&b[0], Block::Paragraph(p) if matches!(&p[0], Inline::Text { text, .. } if text == "Chapter 1."))

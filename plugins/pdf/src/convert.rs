@@ -146,12 +146,19 @@ pub fn convert(
             .collect::<Vec<_>>(),
         style.body_size,
     );
+    // The column gutters pages have shown so far, for pages whose own are unclear.
+    let mut grid = crate::layout::ColumnGrid::default();
     for (index, (page, (top, bottom))) in data.into_iter().zip(marks).enumerate() {
         let number = numbers[index];
-        let mut part = layout_page(page, number, &style, &top, &bottom);
         // A paragraph that runs over the page break stays whole, on the page it starts on
-        // (not across pages left out by the job's `pages`).
+        // (not across pages left out by the job's `pages`); a numbered list keeps counting.
         let follows = index > 0 && numbers[index - 1] + 1 == number;
+        let carry = document
+            .parts
+            .last()
+            .filter(|_| follows)
+            .and_then(|p| blocks::open_number(&p.blocks));
+        let mut part = layout_page(page, number, &style, &top, &bottom, &mut grid, carry);
         if let Some(prev) = document.parts.last_mut().filter(|_| follows) {
             let blocks = std::mem::take(&mut part.blocks);
             let before = prev.blocks.len();
@@ -671,6 +678,8 @@ fn layout_page(
     style: &DocStyle,
     top: &[usize],
     bottom: &[usize],
+    grid: &mut crate::layout::ColumnGrid,
+    carry: Option<u64>,
 ) -> Part {
     let mut part = Part::page(number);
     let PageData {
@@ -689,7 +698,13 @@ fn layout_page(
         .filter(|(i, _)| !top.contains(i) && !bottom.contains(i))
         .map(|(_, item)| item)
         .collect();
-    let mut out = blocks::page_blocks(layout::regions(body), style, &links, &mut objects);
+    let mut out = blocks::page_blocks(
+        layout::regions_in(body, grid),
+        style,
+        &links,
+        &mut objects,
+        carry,
+    );
     if let Some(ocr) = ocr {
         out.extend(ocr);
     }

@@ -92,8 +92,59 @@ pub struct Region {
     pub entries: Vec<Entry>,
 }
 
-/// Orders a page's items into regions in reading order.
+/// The column gutters a document's earlier pages showed, as white x ranges: a page that
+/// cannot show its own columns clearly (the last page of a three-column article, its columns
+/// a few lines each on one line pitch, which could as well be a table's) is read in the
+/// columns of the pages before it.
+#[derive(Debug, Default, Clone)]
+pub struct ColumnGrid {
+    gutters: Vec<(f32, f32)>,
+}
+
+impl ColumnGrid {
+    /// Whether the white gap `a..b` holds the middle of a gutter seen before.
+    fn holds(&self, a: f32, b: f32) -> bool {
+        self.gutters.iter().any(|&(ka, kb)| {
+            let mid = (ka + kb) / 2.0;
+            a < mid && mid < b
+        })
+    }
+
+    /// Whether the white gap `a..b` between `left` and `right` is a gutter by the pages
+    /// before: it holds one of their gutters, each side holds text
+    /// ([`text_both_sides`]), and no other white gap splits a side (a table's rows, set
+    /// across the gutter, have gaps between their cells that are no gutter of the page).
+    fn columns_at(&self, a: f32, b: f32, left: &[&Item], right: &[&Item], size: f32) -> bool {
+        let only_gutters = |side: &[&Item]| {
+            vertical_gaps(side.iter().copied(), size)
+                .iter()
+                .all(|&(x, y)| self.holds(x, y))
+        };
+        self.holds(a, b)
+            && text_both_sides(left, right, size)
+            && only_gutters(left)
+            && only_gutters(right)
+    }
+
+    fn learn(&mut self, found: Vec<(f32, f32)>) {
+        for (a, b) in found {
+            if !self.holds(a, b) && self.gutters.len() < 16 {
+                self.gutters.push((a, b));
+            }
+        }
+    }
+}
+
+/// Orders a page's items into regions in reading order (a page alone, no earlier pages).
+#[cfg(test)]
 pub fn regions(items: Vec<Item>) -> Vec<Region> {
+    regions_in(items, &mut ColumnGrid::default())
+}
+
+/// Orders a page's items into regions in reading order, the gutters of earlier pages
+/// (`grid`) accepted where the page's own evidence is too thin; the gutters this page shows
+/// by itself are added to `grid`.
+pub fn regions_in(items: Vec<Item>, grid: &mut ColumnGrid) -> Vec<Region> {
     if items.is_empty() {
         return Vec::new();
     }
@@ -110,7 +161,21 @@ pub fn regions(items: Vec<Item>) -> Vec<Region> {
     };
     let mut leaves: Vec<(Vec<u32>, Vec<Item>)> = Vec::new();
     let mut next_id = 0u32;
-    cut(items, size, &mut Vec::new(), &mut next_id, &mut leaves, 0);
+    let mut cols = Columns {
+        known: grid,
+        found: Vec::new(),
+    };
+    cut(
+        items,
+        size,
+        &mut Vec::new(),
+        &mut next_id,
+        &mut leaves,
+        0,
+        &mut cols,
+    );
+    let found = std::mem::take(&mut cols.found);
+    grid.learn(found);
     // Merge neighbours that share their column path.
     let mut merged: Vec<(Vec<u32>, Vec<Item>)> = Vec::new();
     for (path, items) in leaves {
@@ -127,6 +192,12 @@ pub fn regions(items: Vec<Item>) -> Vec<Region> {
         .collect()
 }
 
+/// The gutters known from earlier pages, and those this page shows by itself.
+struct Columns<'g> {
+    known: &'g ColumnGrid,
+    found: Vec<(f32, f32)>,
+}
+
 fn cut(
     items: Vec<Item>,
     size: f32,
@@ -134,6 +205,7 @@ fn cut(
     next_id: &mut u32,
     out: &mut Vec<(Vec<u32>, Vec<Item>)>,
     depth: u32,
+    cols: &mut Columns<'_>,
 ) {
     if items.len() <= 1 || depth > 200 {
         out.push((path.clone(), items));
@@ -144,7 +216,11 @@ fn cut(
         // Judged on references; the items move only once a gutter is found.
         let (left, right): (Vec<&Item>, Vec<&Item>) =
             items.iter().partition(|i| i.rect().x1 <= mid);
-        if left.is_empty() || right.is_empty() || !is_gutter(&left, &right, size) {
+        if left.is_empty() || right.is_empty() {
+            continue;
+        }
+        let seen = is_gutter(&left, &right, size);
+        if !seen && !cols.known.columns_at(a, b, &left, &right, size) {
             continue;
         }
         // Rows of a table that spans the gutter, its own column gap falling on it: cut above
@@ -161,24 +237,27 @@ fn cut(
                 let end = below.unwrap_or(f32::INFINITY);
                 let (table, bottom): (Vec<Item>, Vec<Item>) =
                     rest.into_iter().partition(|i| i.rect().center_y() < end);
-                cut(top, size, path, next_id, out, depth + 1);
-                cut(table, size, path, next_id, out, depth + 1);
+                cut(top, size, path, next_id, out, depth + 1, cols);
+                cut(table, size, path, next_id, out, depth + 1, cols);
                 if !bottom.is_empty() {
-                    cut(bottom, size, path, next_id, out, depth + 1);
+                    cut(bottom, size, path, next_id, out, depth + 1, cols);
                 }
                 return;
             }
             Across::Cut(..) => {}
+        }
+        if seen {
+            cols.found.push((a, b));
         }
         let (left, right): (Vec<Item>, Vec<Item>) =
             items.into_iter().partition(|i| i.rect().x1 <= mid);
         let id = *next_id;
         *next_id += 1;
         path.push(id * 2);
-        cut(left, size, path, next_id, out, depth + 1);
+        cut(left, size, path, next_id, out, depth + 1, cols);
         path.pop();
         path.push(id * 2 + 1);
-        cut(right, size, path, next_id, out, depth + 1);
+        cut(right, size, path, next_id, out, depth + 1, cols);
         path.pop();
         return;
     }
@@ -208,8 +287,8 @@ fn cut(
         out.push((path.clone(), all));
         return;
     }
-    cut(top, size, path, next_id, out, depth + 1);
-    cut(bottom, size, path, next_id, out, depth + 1);
+    cut(top, size, path, next_id, out, depth + 1, cols);
+    cut(bottom, size, path, next_id, out, depth + 1, cols);
 }
 
 /// Where the rows of a table cross a vertical gap at `mid`.
@@ -552,6 +631,18 @@ fn prose_lines(chars: f32, words: f32) -> bool {
     chars >= 28.0 || (chars >= 16.0 && words >= 3.5)
 }
 
+/// Text on both sides of a gap that lies where earlier pages had a gutter: lines of a dozen
+/// characters or more on each side (a table's label column holds fewer) and text on one of
+/// them ([`SideStats::is_text`]). Weaker than [`is_gutter`], which decides without a prior.
+fn text_both_sides(left: &[&Item], right: &[&Item], size: f32) -> bool {
+    let l = SideStats::of(left, size);
+    let r = SideStats::of(right, size);
+    !l.baselines.is_empty()
+        && !r.baselines.is_empty()
+        && l.chars.min(r.chars) >= 12.0
+        && (l.is_text() || r.is_text())
+}
+
 /// Whether a vertical gap separates columns of text rather than the columns of a table.
 fn is_gutter(left: &[&Item], right: &[&Item], size: f32) -> bool {
     let l = SideStats::of(left, size);
@@ -844,6 +935,102 @@ mod tests {
             .position(|l| l.starts_with("words of the left"))
             .unwrap();
         assert!(lines[left + 1].starts_with("words of the left"), "{got:?}");
+    }
+
+    #[test]
+    fn a_short_page_is_read_in_the_columns_of_the_pages_before() {
+        // Page one: three columns of prose (0, 150, 300), clear by themselves.
+        let mut grid = ColumnGrid::default();
+        let page: Vec<Item> = (0..8)
+            .flat_map(|k| {
+                let y = 12.0 * k as f32;
+                [
+                    run(0.0, y, "one two three four"),
+                    run(150.0, y, "five six seven eight"),
+                    run(300.0, y, "nine ten eleven twelve"),
+                ]
+            })
+            .collect();
+        assert_eq!(regions_in(page, &mut grid).len(), 3);
+        // The last page: each column a few short lines on one pitch, mostly carrying on a
+        // sentence or holding list items; alone it could be a table's three columns.
+        let cols = [
+            [
+                "niem piompriond",
+                "frandpre, jan wioff",
+                "gamcheft? Gokeack",
+                "stea rosttatbel",
+            ],
+            [
+                "• Bou baimrick",
+                "spouckdaift tho",
+                "troustholbroust",
+                "• Drie flom stal",
+            ],
+            [
+                "fiotsten spamplor",
+                "neamthift prustthea",
+                "• Pethor cie sen",
+                "grieckshung koul",
+            ],
+        ];
+        let last: Vec<Item> = (0..4)
+            .flat_map(|k| {
+                let y = 12.0 * k as f32;
+                (0..3).map(move |c| (c, y, k))
+            })
+            .map(|(c, y, k)| run(150.0 * c as f32, y, cols[c][k]))
+            .collect();
+        let alone = texts(&regions(last.clone()));
+        assert_eq!(alone.len(), 1, "read row by row without a prior: {alone:?}");
+        let got = texts(&regions_in(last, &mut grid));
+        let want: Vec<Vec<String>> = cols
+            .iter()
+            .map(|c| c.iter().map(|s| s.to_string()).collect())
+            .collect();
+        assert_eq!(got, want);
+        // A label/value table under the same gutter stays a table: its labels are short.
+        let table: Vec<Item> = ["Name", "Kind", "Count", "Note"]
+            .iter()
+            .enumerate()
+            .flat_map(|(k, label)| {
+                let y = 12.0 * k as f32;
+                [
+                    run(80.0, y, label),
+                    run(160.0, y, "a longer value of the row"),
+                ]
+            })
+            .collect();
+        assert_eq!(texts(&regions_in(table, &mut grid)).len(), 1);
+        // So do the rows of a four-column table of long cells, one of its column gaps on a
+        // gutter of the pages before and the others not.
+        let cells = [
+            ["Thungbeng", "Proum Sputtean", "Tielthetpeand", "Freastran"],
+            [
+                "Treckfrack shouvo",
+                "Thaispous driet",
+                "Draftpror simbul",
+                "Frickthen",
+            ],
+            [
+                "Tiendplor vongweand",
+                "Seafrot 49.2% nouffjie",
+                "46,858",
+                "Sousfiegund",
+            ],
+            ["Climsan", "Leffwack drouckprait", "46,500", "14.1"],
+            ["Chind floust", "Thungbeng", "Cardor 4285", "Datbaickdrun"],
+        ];
+        let rows: Vec<Item> = cells
+            .iter()
+            .enumerate()
+            .flat_map(|(k, row)| {
+                let y = 16.0 * k as f32;
+                (0..4).map(move |c| run(130.0 * c as f32, y, row[c]))
+            })
+            .collect();
+        assert_eq!(texts(&regions(rows.clone())).len(), 1);
+        assert_eq!(texts(&regions_in(rows, &mut grid)).len(), 1);
     }
 
     /// A four-column, four-row table (rows 16 pt apart, columns 130 pt) from `top` down.
