@@ -4,7 +4,7 @@
 
 use crate::aligned;
 use crate::geom::{median, Rect};
-use crate::layout::{Entry, Line, Region, Word};
+use crate::layout::{Entry, Item, Line, Region, Word};
 use quire_plugin_api::{Block, Inline, List, ListItem, Style};
 
 /// Facts about the whole document that blocks are judged against.
@@ -14,6 +14,11 @@ pub struct DocStyle {
     pub body_size: f32,
     /// Font sizes that headings use, largest first (level 1, 2, 3...).
     pub heading_sizes: Vec<f32>,
+    /// How bold lines below those sizes are set, as (size, italic): larger first, and at one
+    /// size upright before italic ([`DocStyle::learn_bold_lines`]). The levels under the
+    /// sized ones, in that order: Word's Heading 2 and 3 at 13 and 12 points over a 12-point
+    /// body, or a bold and a bold italic heading at the body size (APA's levels 2 and 3).
+    pub bold_styles: Vec<(f32, bool)>,
 }
 
 impl DocStyle {
@@ -46,10 +51,70 @@ impl DocStyle {
         DocStyle {
             body_size,
             heading_sizes: merged,
+            bold_styles: Vec::new(),
         }
     }
 
+    /// Learns [`DocStyle::bold_styles`] from the pages' runs: runs in bold throughout, of a
+    /// dozen words at most, alone on their baseline, set from 95 % of the body size to below
+    /// the heading sizes; a style counts when two such runs use it.
+    pub fn learn_bold_lines<'a>(&mut self, pages: impl Iterator<Item = &'a [Item]>) {
+        let mut counts: std::collections::BTreeMap<(u32, bool), usize> = Default::default();
+        for items in pages {
+            let mut runs: Vec<&crate::glyphs::Run> = items
+                .iter()
+                .filter_map(|i| match i {
+                    Item::Run(r) => Some(r),
+                    Item::Object { .. } => None,
+                })
+                .collect();
+            runs.sort_by(|a, b| a.baseline.total_cmp(&b.baseline));
+            for (k, r) in runs.iter().enumerate() {
+                let near = |o: &&crate::glyphs::Run| (o.baseline - r.baseline).abs() < 0.3 * r.size;
+                let alone =
+                    !runs[..k].last().is_some_and(near) && !runs.get(k + 1).is_some_and(near);
+                let bold = !r.words.is_empty() && r.words.iter().all(|w| w.bold);
+                if !alone
+                    || !bold
+                    || r.words.len() > 12
+                    || r.size < self.body_size * 0.95
+                    || r.size >= self.body_size * HEADING_RATIO
+                {
+                    continue;
+                }
+                let italic = r.words.iter().all(|w| w.italic);
+                *counts
+                    .entry(((r.size * 2.0).round() as u32, italic))
+                    .or_default() += 1;
+            }
+        }
+        let mut styles: Vec<(f32, bool)> = counts
+            .into_iter()
+            .filter(|(_, n)| *n >= 2)
+            .map(|((half, italic), _)| (half as f32 / 2.0, italic))
+            .collect();
+        styles.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        // Sizes within half a point (or 4 %) of a larger one are that size.
+        let mut merged: Vec<(f32, bool)> = Vec::new();
+        for (size, italic) in styles {
+            let same = merged
+                .iter()
+                .find(|(s, _)| s - size <= (0.04 * s).max(0.5))
+                .map(|(s, _)| *s);
+            let size = same.unwrap_or(size);
+            if !merged.contains(&(size, italic)) {
+                merged.push((size, italic));
+            }
+        }
+        self.bold_styles = merged;
+    }
+
     fn heading_level(&self, size: f32, bold: bool) -> Option<u8> {
+        self.heading_level_styled(size, bold, false)
+    }
+
+    /// The level of a heading set at `size`, bold (or a lone italic line) and italic or not.
+    fn heading_level_styled(&self, size: f32, bold: bool, italic: bool) -> Option<u8> {
         if size >= self.body_size * HEADING_RATIO {
             let rank = self
                 .heading_sizes
@@ -59,7 +124,14 @@ impl DocStyle {
             return Some((rank + 1).min(3) as u8);
         }
         if bold && size >= self.body_size * 0.95 {
-            return Some((self.heading_sizes.len() + 1).clamp(2, 3) as u8);
+            let close = |s: f32| (size - s).abs() <= (0.04 * s).max(0.5);
+            let below = self
+                .bold_styles
+                .iter()
+                .position(|&(s, i)| close(s) && i == italic)
+                .or_else(|| self.bold_styles.iter().position(|&(s, _)| close(s)))
+                .unwrap_or(0);
+            return Some((self.heading_sizes.len() + 1 + below).clamp(2, 3) as u8);
         }
         None
     }
@@ -819,6 +891,7 @@ fn heading(para: &Para, style: &DocStyle) -> Option<u8> {
     // A whole line in bold, or a lone line in italic (run-in headings of manuals).
     let bold = para.lines.iter().all(|l| l.bold)
         || (para.lines.len() == 1 && para.lines[0].italic && words >= 2);
+    let italic = para.lines.iter().all(|l| l.italic);
     if size < style.body_size * HEADING_RATIO {
         // Bold text at body size is a heading only when short, alone on its line(s) and not
         // a sentence or a label.
@@ -834,7 +907,7 @@ fn heading(para: &Para, style: &DocStyle) -> Option<u8> {
             return None;
         }
     }
-    style.heading_level(size, bold)
+    style.heading_level_styled(size, bold, italic)
 }
 
 /// Which paragraphs are the labels of a diagram rather than headings: short paragraphs that
@@ -1138,6 +1211,59 @@ mod style_tests {
         assert_eq!(style.heading_level(13.0, true), Some(2));
         assert_eq!(style.heading_level(12.0, true), Some(3));
     }
+
+    /// A run at `y`, every word set at `size`, bold and italic as given.
+    fn styled(y: f32, size: f32, bold: bool, italic: bool, text: &str) -> crate::layout::Item {
+        let mut item = crate::testkit::run(72.0, y, text, 5.0);
+        if let crate::layout::Item::Run(r) = &mut item {
+            r.size = size;
+            for w in &mut r.words {
+                w.size = size;
+                w.bold = bold;
+                w.italic = italic;
+            }
+        }
+        item
+    }
+
+    #[test]
+    fn bold_lines_below_the_heading_sizes_rank_by_size_then_slant() {
+        // Word's Heading 2 and 3 at 13 and 12 points over a 12-point body, Heading 1 at 14.
+        let mut style = DocStyle {
+            body_size: 12.0,
+            heading_sizes: vec![14.0],
+            bold_styles: Vec::new(),
+        };
+        let page = [
+            styled(0.0, 13.0, true, false, "Second Level"),
+            styled(20.0, 12.0, false, false, "body text of the section goes on"),
+            styled(40.0, 12.0, true, false, "Third Level"),
+            styled(60.0, 13.0, true, false, "Another Second"),
+            styled(80.0, 12.0, true, false, "Another Third"),
+        ];
+        style.learn_bold_lines(std::iter::once(&page[..]));
+        assert_eq!(style.bold_styles, vec![(13.0, false), (12.0, false)]);
+        assert_eq!(style.heading_level_styled(13.0, true, false), Some(2));
+        assert_eq!(style.heading_level_styled(12.0, true, false), Some(3));
+        // Bold and bold italic at the body size (APA's levels 2 and 3).
+        let mut style = DocStyle {
+            body_size: 11.0,
+            heading_sizes: vec![17.5],
+            bold_styles: Vec::new(),
+        };
+        let page = [
+            styled(0.0, 11.0, true, false, "Bold Level"),
+            styled(20.0, 11.0, true, true, "Bold Italic Level"),
+            styled(40.0, 11.0, true, false, "Bold Again"),
+            styled(60.0, 11.0, true, true, "Italic Again"),
+        ];
+        style.learn_bold_lines(std::iter::once(&page[..]));
+        assert_eq!(style.heading_level_styled(11.0, true, false), Some(2));
+        assert_eq!(style.heading_level_styled(11.0, true, true), Some(3));
+        // With no such lines learnt, bold at the body size is the level under the sizes.
+        style.bold_styles.clear();
+        assert_eq!(style.heading_level_styled(11.0, true, true), Some(2));
+    }
 }
 
 #[cfg(test)]
@@ -1187,6 +1313,7 @@ mod heading_tests {
         let style = DocStyle {
             body_size: 10.0,
             heading_sizes: vec![16.0],
+            bold_styles: Vec::new(),
         };
         page_blocks(vec![Region { entries }], &style, &[], &mut [], None)
     }
@@ -1205,6 +1332,7 @@ mod heading_tests {
         let style = DocStyle {
             body_size: 10.0,
             heading_sizes: vec![16.0],
+            bold_styles: Vec::new(),
         };
         let b = page_blocks(
             vec![
@@ -1369,6 +1497,7 @@ mod heading_tests {
         let style = DocStyle {
             body_size: 10.0,
             heading_sizes: vec![30.0, 18.0],
+            bold_styles: Vec::new(),
         };
         let b = page_blocks(vec![Region { entries }], &style, &[], &mut [], None);
         assert_eq!(headings(&b), vec!["Second slide title"]);
@@ -1414,6 +1543,7 @@ mod heading_tests {
         let style = DocStyle {
             body_size: 10.0,
             heading_sizes: vec![14.0],
+            bold_styles: Vec::new(),
         };
         let mut objects = vec![Some(Block::Paragraph(vec![Inline::plain("PICTURE")]))];
         let b = page_blocks(vec![Region { entries }], &style, &[], &mut objects, None);
@@ -1464,6 +1594,7 @@ mod heading_tests {
         let style = DocStyle {
             body_size: 10.0,
             heading_sizes: vec![26.0],
+            bold_styles: Vec::new(),
         };
         let entries = vec![Entry::Line(first), Entry::Line(second), Entry::Line(body)];
         let b = page_blocks(vec![Region { entries }], &style, &[], &mut [], None);

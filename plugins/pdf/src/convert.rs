@@ -135,7 +135,8 @@ pub fn convert(
     }
     unmapped.warn(ctx);
 
-    let style = DocStyle::from_histogram(&sizes);
+    let mut style = DocStyle::from_histogram(&sizes);
+    style.learn_bold_lines(data.iter().map(|p| p.items.as_slice()));
     let marks = furniture::detect(
         &data
             .iter()
@@ -167,6 +168,7 @@ pub fn convert(
         }
         document.parts.push(part);
     }
+    deepen_numbered_headings(&mut document);
     if document.metadata.title.is_none() {
         document.metadata.title = first_heading(&document);
     }
@@ -735,6 +737,61 @@ fn first_heading(doc: &Document) -> Option<String> {
         })
 }
 
+/// How many parts a heading's section number has ("2" 1, "2.1" 2, "2.1.3." 3), when its text
+/// starts with one followed by a word; parts are one to three digits.
+fn section_depth(text: &str) -> Option<usize> {
+    let (number, rest) = text.trim_start().split_once(char::is_whitespace)?;
+    let number = number.strip_suffix('.').unwrap_or(number);
+    let parts: Vec<&str> = number.split('.').collect();
+    let ok = parts
+        .iter()
+        .all(|p| (1..=3).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()));
+    (ok && rest.trim_start().starts_with(char::is_alphabetic)).then_some(parts.len())
+}
+
+/// Numbered section headings one level under the headings whose numbers they extend: "2.1
+/// Methods" set like "2 Results" (bold at the body size both, where the face says nothing
+/// of rank) is a level deeper. Only when the document numbers headings at the first depth
+/// and deeper; a heading is only ever moved down, to the level of its depth under the usual
+/// level of the first-depth headings.
+fn deepen_numbered_headings(doc: &mut Document) {
+    let depth_of = |content: &[Inline]| {
+        let text: String = content
+            .iter()
+            .filter_map(|i| match i {
+                Inline::Text { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        section_depth(&text)
+    };
+    let mut first_levels = [0usize; 7];
+    let mut deeper = false;
+    for block in doc.parts.iter().flat_map(|p| &p.blocks) {
+        if let Block::Heading { level, content } = block {
+            match depth_of(content) {
+                Some(1) => first_levels[usize::from(*level).min(6)] += 1,
+                Some(_) => deeper = true,
+                None => {}
+            }
+        }
+    }
+    let Some(base) = (1..=6).max_by_key(|&l| (first_levels[l], std::cmp::Reverse(l))) else {
+        return;
+    };
+    if !deeper || first_levels[base] == 0 {
+        return;
+    }
+    for block in doc.parts.iter_mut().flat_map(|p| &mut p.blocks) {
+        if let Block::Heading { level, content } = block {
+            if let Some(depth) = depth_of(content).filter(|&d| d >= 2) {
+                let want = (base + depth - 1).min(6) as u8;
+                *level = (*level).max(want);
+            }
+        }
+    }
+}
+
 /// Runs of every page with their boxes, for debugging layout decisions.
 #[doc(hidden)]
 pub fn debug_runs(library: &Path, bytes: &[u8]) -> Result<Vec<String>> {
@@ -957,4 +1014,54 @@ pub fn debug_fastpath(library: &Path, bytes: &[u8]) -> Result<Vec<String>> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod numbered_tests {
+    use super::{deepen_numbered_headings, section_depth};
+    use quire_plugin_api::{Block, Document, DocumentKind, Inline, Part};
+
+    fn heading(level: u8, text: &str) -> Block {
+        Block::Heading {
+            level,
+            content: vec![Inline::plain(text)],
+        }
+    }
+
+    #[test]
+    fn section_numbers_are_read() {
+        assert_eq!(section_depth("2 Results"), Some(1));
+        assert_eq!(section_depth("2. Results"), Some(1));
+        assert_eq!(section_depth("2.1 Methods"), Some(2));
+        assert_eq!(section_depth("2.1.3. Detail"), Some(3));
+        assert_eq!(section_depth("2019 was a year"), None);
+        assert_eq!(section_depth("2.5 %"), None);
+        assert_eq!(section_depth("Results"), None);
+    }
+
+    #[test]
+    fn numbered_subsections_go_under_their_sections() {
+        let mut doc = Document::new(DocumentKind::Paged, "t");
+        let mut part = Part::page(1);
+        part.blocks = vec![
+            heading(1, "A Title"),
+            heading(2, "1 Introduction"),
+            heading(2, "1.1 Scope"),
+            heading(2, "2 Results"),
+            heading(3, "2.1 Methods"),
+            heading(2, "2.1.1 Detail"),
+            heading(2, "Appendix"),
+        ];
+        doc.parts.push(part);
+        deepen_numbered_headings(&mut doc);
+        let levels: Vec<u8> = doc.parts[0]
+            .blocks
+            .iter()
+            .map(|b| match b {
+                Block::Heading { level, .. } => *level,
+                _ => 0,
+            })
+            .collect();
+        assert_eq!(levels, [1, 2, 3, 2, 3, 4, 2]);
+    }
 }
