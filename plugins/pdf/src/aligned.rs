@@ -32,7 +32,7 @@ pub fn find(lines: &[Line]) -> Vec<(Range<usize>, Table)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < lines.len() {
-        if segments(&lines[i]).len() < 2 {
+        if segments(&lines[i]).len() < 2 || bullet_item(&lines[i]) {
             i += 1;
             continue;
         }
@@ -500,6 +500,17 @@ fn segments(line: &Line) -> Vec<(f32, f32)> {
         }
     }
     out
+}
+
+/// A bulleted list item: a bullet glyph set apart from one stretch of text. It does not start
+/// a table (its marker and text are two segments, and the indented lines of the item's
+/// further paragraphs each sit inside the text's column, so a table just under the list
+/// would take the item in as its first rows).
+fn bullet_item(line: &Line) -> bool {
+    line.words
+        .first()
+        .is_some_and(|w| crate::blocks::is_bullet(&w.text))
+        && segments(line).len() == 2
 }
 
 fn word_spans(line: &Line) -> Vec<(f32, f32)> {

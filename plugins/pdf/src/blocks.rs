@@ -677,7 +677,7 @@ fn word_marker(first: &str) -> Option<Marker> {
     None
 }
 
-fn is_bullet(s: &str) -> bool {
+pub(crate) fn is_bullet(s: &str) -> bool {
     let mut chars = s.chars();
     let (Some(c), None) = (chars.next(), chars.next()) else {
         return false;

@@ -102,11 +102,14 @@ pub struct ColumnGrid {
 }
 
 impl ColumnGrid {
-    /// Whether the white gap `a..b` holds the middle of a gutter seen before.
-    fn holds(&self, a: f32, b: f32) -> bool {
+    /// Whether the white gap `a..b` holds the middle of a gutter seen before, the text right
+    /// of it starting where that gutter's right column started or indented from there by up
+    /// to three ems (a list; a page's columns keep their left edges, where a table's column
+    /// gaps fall anywhere).
+    fn holds(&self, a: f32, b: f32, size: f32) -> bool {
         self.gutters.iter().any(|&(ka, kb)| {
             let mid = (ka + kb) / 2.0;
-            a < mid && mid < b
+            a < mid && mid < b && b - kb >= -0.5 * size && b - kb <= 3.0 * size
         })
     }
 
@@ -118,9 +121,9 @@ impl ColumnGrid {
         let only_gutters = |side: &[&Item]| {
             vertical_gaps(side.iter().copied(), size)
                 .iter()
-                .all(|&(x, y)| self.holds(x, y))
+                .all(|&(x, y)| self.holds(x, y, size))
         };
-        self.holds(a, b)
+        self.holds(a, b, size)
             && text_both_sides(left, right, size)
             && only_gutters(left)
             && only_gutters(right)
@@ -128,7 +131,11 @@ impl ColumnGrid {
 
     fn learn(&mut self, found: Vec<(f32, f32)>) {
         for (a, b) in found {
-            if !self.holds(a, b) && self.gutters.len() < 16 {
+            let known = self.gutters.iter().any(|&(ka, kb)| {
+                let mid = (ka + kb) / 2.0;
+                a < mid && mid < b
+            });
+            if !known && self.gutters.len() < 16 {
                 self.gutters.push((a, b));
             }
         }
@@ -161,9 +168,16 @@ pub fn regions_in(items: Vec<Item>, grid: &mut ColumnGrid) -> Vec<Region> {
     };
     let mut leaves: Vec<(Vec<u32>, Vec<Item>)> = Vec::new();
     let mut next_id = 0u32;
+    let (top, bottom) = items
+        .iter()
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(t, b), i| {
+            let r = i.rect();
+            (t.min(r.y0), b.max(r.y1))
+        });
     let mut cols = Columns {
         known: grid,
         found: Vec::new(),
+        tall: 0.5 * (bottom - top),
     };
     cut(
         items,
@@ -196,6 +210,9 @@ pub fn regions_in(items: Vec<Item>, grid: &mut ColumnGrid) -> Vec<Region> {
 struct Columns<'g> {
     known: &'g ColumnGrid,
     found: Vec<(f32, f32)>,
+    /// Half the height of the page's text: a gutter is learnt only from a region at least
+    /// this tall (the page's columns, not the gap beside a figure or inside a table).
+    tall: f32,
 }
 
 fn cut(
@@ -223,6 +240,7 @@ fn cut(
         if !seen && !cols.known.columns_at(a, b, &left, &right, size) {
             continue;
         }
+
         // Rows of a table that spans the gutter, its own column gap falling on it: cut above
         // or below the table first, so that its rows are read whole.
         match table_across(&items, mid, size) {
@@ -246,7 +264,13 @@ fn cut(
             }
             Across::Cut(..) => {}
         }
-        if seen {
+        let (top, bottom) = items
+            .iter()
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(t, b), i| {
+                let r = i.rect();
+                (t.min(r.y0), b.max(r.y1))
+            });
+        if seen && bottom - top >= cols.tall {
             cols.found.push((a, b));
         }
         let (left, right): (Vec<Item>, Vec<Item>) =
@@ -631,14 +655,22 @@ fn prose_lines(chars: f32, words: f32) -> bool {
     chars >= 28.0 || (chars >= 16.0 && words >= 3.5)
 }
 
-/// Text on both sides of a gap that lies where earlier pages had a gutter: lines of a dozen
-/// characters or more on each side (a table's label column holds fewer) and text on one of
-/// them ([`SideStats::is_text`]). Weaker than [`is_gutter`], which decides without a prior.
+/// The most lines a side may have for the gutters of earlier pages to decide for it.
+const SHORT_COLUMN: usize = 15;
+
+/// Text on both sides of a gap that lies where earlier pages had a gutter, sides of a few
+/// lines ([`SHORT_COLUMN`]): lines of a dozen characters or more on each side (a table's
+/// label column holds fewer) and text on one of them ([`SideStats::is_text`]). Weaker than
+/// [`is_gutter`], which decides without a prior.
 fn text_both_sides(left: &[&Item], right: &[&Item], size: f32) -> bool {
     let l = SideStats::of(left, size);
     let r = SideStats::of(right, size);
+    // Only where the evidence is thin: a side of a full page has lines enough for
+    // [`is_gutter`] to judge (there, a gap it refuses is a table's or a form's).
+    let lines = l.baselines.len().max(r.baselines.len());
     !l.baselines.is_empty()
         && !r.baselines.is_empty()
+        && lines <= SHORT_COLUMN
         && l.chars.min(r.chars) >= 12.0
         && (l.is_text() || r.is_text())
 }
