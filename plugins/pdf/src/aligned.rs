@@ -565,6 +565,37 @@ mod tests {
     }
 
     #[test]
+    fn a_table_under_a_bulleted_item_leaves_the_item_out() {
+        // An item (bullet at 20, text at 40), its two indented paragraph lines, then a table
+        // of three columns starting at the margin.
+        let lines = vec![
+            line(0.0, &[(20.0, "•"), (40.0, "Fiend kiocla frul")]),
+            line(14.0, &[(40.0, "Mo gairbroutouff frul sengmo draft")]),
+            line(28.0, &[(40.0, "Re rul beandplift pruscot chur")]),
+            line(
+                46.0,
+                &[(0.0, "8148"), (120.0, "Jainsier"), (240.0, "Grouto")],
+            ),
+            line(
+                60.0,
+                &[(0.0, "Piefloum"), (120.0, "Chait"), (240.0, "Teast")],
+            ),
+            line(
+                74.0,
+                &[(0.0, "Plor flind"), (120.0, "19,064"), (240.0, "Braim")],
+            ),
+            line(
+                88.0,
+                &[(0.0, "Trir"), (120.0, "Bimroun"), (240.0, "Kocoum")],
+            ),
+        ];
+        let found = find(&lines);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].0, 3..7);
+        assert_eq!(texts(&found[0].1)[0], ["8148", "Jainsier", "Grouto"]);
+    }
+
+    #[test]
     fn aligned_columns_are_a_table() {
         let lines = vec![
             line(
