@@ -270,6 +270,52 @@ pub fn join_continued(out: &mut Vec<Block>, next: Vec<Block>) {
     out.extend(next);
 }
 
+/// Appends the blocks of the next page to `out`, the blocks of the page before: as
+/// [`join_continued`], and a table that ends the page goes on with a table that starts the
+/// next one when both have as many columns (a long table over a page break), the header
+/// rows a browser or word processor repeats at the top of the page left out.
+pub fn join_pages(out: &mut Vec<Block>, next: Vec<Block>) {
+    let mut next = next.into_iter().peekable();
+    if let (Some(Block::Table(prev)), Some(Block::Table(more))) = (out.last_mut(), next.peek()) {
+        if width(prev) == width(more) && width(prev) >= 2 {
+            let Some(Block::Table(more)) = next.next() else {
+                unreachable!("peeked a table")
+            };
+            let repeated = prev.header_rows > 0
+                && more.rows.len() >= prev.header_rows
+                && (0..prev.header_rows).all(|i| same_row(&prev.rows[i], &more.rows[i]));
+            let skip = if repeated { prev.header_rows } else { 0 };
+            prev.rows.extend(more.rows.into_iter().skip(skip));
+        }
+    }
+    join_continued(out, next.collect());
+}
+
+/// How many columns a table's widest row spans.
+fn width(table: &quire_plugin_api::Table) -> u32 {
+    table
+        .rows
+        .iter()
+        .map(|r| r.iter().map(|c| c.colspan.max(1)).sum::<u32>())
+        .max()
+        .unwrap_or(0)
+}
+
+/// Whether two rows hold the same text, cell by cell.
+fn same_row(a: &[quire_plugin_api::Cell], b: &[quire_plugin_api::Cell]) -> bool {
+    let text = |c: &quire_plugin_api::Cell| {
+        c.content
+            .iter()
+            .filter_map(|i| match i {
+                Inline::Text { text, .. } => Some(text.trim()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| text(x) == text(y))
+}
+
 /// The paragraph text a block ends with that a paragraph after a column or page break may
 /// carry on: the block itself, or a list's last item's (at any depth).
 fn continued_text(block: &mut Block) -> Option<&mut Vec<Inline>> {
@@ -1374,6 +1420,48 @@ mod heading_tests {
                 "Third item in the next column"
             ]
         );
+    }
+
+    #[test]
+    fn a_table_over_a_page_break_is_one_table() {
+        use quire_plugin_api::{Cell, Table};
+        let table = |rows: &[[&str; 3]], header_rows: usize| {
+            Block::Table(Table {
+                header_rows,
+                rows: rows
+                    .iter()
+                    .map(|r| r.iter().map(|t| Cell::text(*t)).collect())
+                    .collect(),
+            })
+        };
+        let mut page = vec![
+            Block::text("Before."),
+            table(&[["Name", "Kind", "Count"], ["Alpha", "Red", "12"]], 1),
+        ];
+        // The next page repeats the header row, then goes on; a paragraph follows.
+        super::join_pages(
+            &mut page,
+            vec![
+                table(&[["Name", "Kind", "Count"], ["Beta", "Blue", "7"]], 1),
+                Block::text("After."),
+            ],
+        );
+        assert_eq!(page.len(), 3, "{page:#?}");
+        let Block::Table(t) = &page[1] else {
+            panic!("{page:#?}")
+        };
+        assert_eq!(t.rows.len(), 3);
+        assert_eq!(t.rows[2][0], Cell::text("Beta"));
+        // A table of another width is a table of its own.
+        let mut page = vec![table(&[["A", "B", "C"], ["1", "2", "3"]], 1)];
+        super::join_pages(
+            &mut page,
+            vec![Block::Table(Table {
+                header_rows: 0,
+                rows: vec![vec![Cell::text("x"), Cell::text("y")]],
+            })],
+        );
+        assert_eq!(page.len(), 2);
     }
 
     fn headings(blocks: &[Block]) -> Vec<String> {

@@ -163,7 +163,7 @@ pub fn convert(
         if let Some(prev) = document.parts.last_mut().filter(|_| follows) {
             let blocks = std::mem::take(&mut part.blocks);
             let before = prev.blocks.len();
-            blocks::join_continued(&mut prev.blocks, blocks);
+            blocks::join_pages(&mut prev.blocks, blocks);
             part.blocks = prev.blocks.split_off(before);
         }
         document.parts.push(part);
