@@ -5,6 +5,7 @@
 //! A tokenizer is loaded once per process and kept (a `tokenizer.json` is cached by path), so
 //! a worker child pays for it on its first chunks job only.
 
+use super::pretokenize::{self, Pattern};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -97,10 +98,12 @@ pub trait TokenCounter: Send + Sync {
     }
 }
 
-/// One of OpenAI's BPEs; `slot` names its piece cache ([`PIECES`]).
+/// One of OpenAI's BPEs; `slot` names its piece cache ([`PIECES`]), `pattern` its
+/// pre-tokenizer (the same pieces as `bpe.split`, written out by hand).
 struct OpenAi {
     bpe: &'static bpe_openai::Tokenizer,
     slot: usize,
+    pattern: Pattern,
 }
 
 /// Pieces at most this long (bytes) are cached: words and the spaces and punctuation around
@@ -148,7 +151,7 @@ impl TokenCounter for OpenAi {
         // of the last piece.
         let mut n = 0;
         let mut last = None;
-        for piece in self.bpe.split(text) {
+        for piece in pretokenize::split(self.pattern, text) {
             last = Some(piece.as_ptr() as usize - text.as_ptr() as usize);
             n += self.piece(piece);
         }
@@ -213,10 +216,12 @@ pub fn counter(spec: &TokenizerSpec) -> Result<Arc<dyn TokenCounter>, String> {
         ("cl100k", None) => Ok(Arc::new(OpenAi {
             bpe: bpe_openai::cl100k_base(),
             slot: 0,
+            pattern: Pattern::Cl100k,
         })),
         ("o200k", None) => Ok(Arc::new(OpenAi {
             bpe: bpe_openai::o200k_base(),
             slot: 1,
+            pattern: Pattern::O200k,
         })),
         (_, Some(path)) => load_file(path),
         (name, None) => Err(format!("Unknown tokenizer {name}.")),
