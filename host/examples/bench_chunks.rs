@@ -16,7 +16,9 @@
 //! 4. The pre-tokenizer of cl100k and o200k on the same text: `render::pretokenize` (used)
 //!    against `bpe-openai`'s regular expression, the pieces compared and the time to split.
 //!
-//! Usage: bench_chunks CORPUS_DIR [--runs 5] [--recount]
+//! `--corpus-only` stops after 1 (to profile the corpus documents alone).
+//!
+//! Usage: bench_chunks CORPUS_DIR [--runs 5] [--recount] [--corpus-only]
 
 use quire::pipeline::{ConvertControl, ConvertRequest, Engine, OutputFormat};
 use quire::registry::Registry;
@@ -148,6 +150,9 @@ fn main() {
             ratios[ratios.len() / 2],
             ratios[ratios.len() - 1]
         );
+    }
+    if args.iter().any(|a| a == "--corpus-only") {
+        return;
     }
 
     let doc = five_hundred_pages();
