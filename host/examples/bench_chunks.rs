@@ -13,8 +13,12 @@
 //!    (`tokenize::joined_count`): the before/after of that change in one binary.
 //! 3. The two crates with OpenAI's BPEs built in, on the same corpus text: `bpe-openai` (used)
 //!    and `tiktoken-rs`: token counts compared and time to count.
+//! 4. The pre-tokenizer of cl100k and o200k on the same text: `render::pretokenize` (used)
+//!    against `bpe-openai`'s regular expression, the pieces compared and the time to split.
 //!
-//! Usage: bench_chunks CORPUS_DIR [--runs 5] [--recount]
+//! `--corpus-only` stops after 1 (to profile the corpus documents alone).
+//!
+//! Usage: bench_chunks CORPUS_DIR [--runs 5] [--recount] [--corpus-only]
 
 use quire::pipeline::{ConvertControl, ConvertRequest, Engine, OutputFormat};
 use quire::registry::Registry;
@@ -147,6 +151,9 @@ fn main() {
             ratios[ratios.len() - 1]
         );
     }
+    if args.iter().any(|a| a == "--corpus-only") {
+        return;
+    }
 
     let doc = five_hundred_pages();
     let mut times = Vec::new();
@@ -184,6 +191,39 @@ fn main() {
         tik_time.as_secs_f64() * 1e3,
         tik_load.as_secs_f64() * 1e3
     );
+    pretokenizers(&all, runs);
+}
+
+/// The hand-written pre-tokenizer against `bpe-openai`'s regular expression on `text`: the
+/// same pieces (asserted), and the median time of each over `runs` runs.
+fn pretokenizers(text: &str, runs: usize) {
+    use quire::render::pretokenize::{self, Pattern};
+    for (name, pattern, bpe) in [
+        ("cl100k", Pattern::Cl100k, bpe_openai::cl100k_base()),
+        ("o200k", Pattern::O200k, bpe_openai::o200k_base()),
+    ] {
+        assert!(
+            pretokenize::split(pattern, text).eq(bpe.split(text)),
+            "{name}: the pieces differ"
+        );
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        let mut pieces = 0;
+        for _ in 0..runs {
+            let t = Instant::now();
+            pieces = std::hint::black_box(bpe.split(text).count());
+            theirs.push(t.elapsed());
+            let t = Instant::now();
+            std::hint::black_box(pretokenize::split(pattern, text).count());
+            ours.push(t.elapsed());
+        }
+        let (ours, theirs) = (median(ours), median(theirs));
+        println!(
+            "{name} pre-tokenizer over the corpus text ({pieces} pieces, the same both ways): regex {:.1} ms, by hand {:.1} ms ({:.1}x)",
+            theirs.as_secs_f64() * 1e3,
+            ours.as_secs_f64() * 1e3,
+            theirs.as_secs_f64() / ours.as_secs_f64()
+        );
+    }
 }
 
 fn five_hundred_pages() -> Document {

@@ -790,6 +790,7 @@ fn write_styled(
 ) {
     let text = match ctx {
         Context::Paragraph => Cow::Borrowed(text),
+        _ if !text.contains(['\n', '\r']) => Cow::Borrowed(text),
         _ => Cow::Owned(text.replace(['\n', '\r'], " ")),
     };
     // Only a paragraph line can turn into a heading, list, quote or rule.
@@ -893,10 +894,22 @@ pub(crate) fn escape_text(text: &str, ctx: Context, at_line_start: bool) -> Stri
     out
 }
 
-/// Characters between two calls of [`escape_into`]'s hook.
+/// Bytes between two calls of [`escape_into`]'s hook (about: at a character boundary).
 const HOOK_EVERY: usize = 1 << 14;
 
-/// [`escape_text`] appending to `out`, calling `hook(out)` every [`HOOK_EVERY`] characters
+/// The bytes [`escape_into`] looks at: every other character is written as it is.
+const SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    let bytes = b"\\*`_~[]<&|\n\r";
+    while i < bytes.len() {
+        t[bytes[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
+/// [`escape_text`] appending to `out`, calling `hook(out)` about every [`HOOK_EVERY`] bytes
 /// (a streaming writer hands finished output over there).
 fn escape_into(
     out: &mut String,
@@ -905,56 +918,69 @@ fn escape_into(
     at_line_start: bool,
     hook: &mut dyn FnMut(&mut String),
 ) {
+    let bytes = text.as_bytes();
     let mut line_start = at_line_start;
-    let mut prev = ' ';
     let mut i = 0;
-    let mut count = 0usize;
-    while let Some(c) = text[i..].chars().next() {
-        count += 1;
-        if count.is_multiple_of(HOOK_EVERY) {
+    let mut next_hook = HOOK_EVERY;
+    while i < bytes.len() {
+        if i >= next_hook {
             hook(out);
+            next_hook = i + HOOK_EVERY;
         }
-        let rest = &text[i..];
         if line_start {
-            if c == ' ' || c == '\t' {
+            if bytes[i] == b' ' || bytes[i] == b'\t' {
                 // Leading spaces would start an indented code block or shift list levels.
-                prev = c;
                 i += 1;
                 continue;
             }
             line_start = false;
-            if let Some(skip) = escape_line_start(rest, out) {
-                prev = rest[..skip].chars().next_back().unwrap_or(' ');
+            if let Some(skip) = escape_line_start(&text[i..], out) {
                 i += skip;
                 continue;
             }
         }
-        let len = c.len_utf8();
-        let next = rest[len..].chars().next().unwrap_or(' ');
-        match c {
-            '\\' if next.is_ascii_punctuation() => out.push_str("\\\\"),
-            '*' | '`' => {
-                out.push('\\');
-                out.push(c);
+        // A run of characters written as they are, up to the next hook.
+        let limit = next_hook.min(bytes.len());
+        let mut end = i;
+        while end < limit && !SPECIAL[bytes[end] as usize] {
+            end += 1;
+        }
+        if end > i {
+            while !text.is_char_boundary(end) {
+                end += 1;
             }
-            '_' if !(prev.is_alphanumeric() && next.is_alphanumeric()) => out.push_str("\\_"),
-            '~' if next == '~' || prev == '~' => out.push_str("\\~"),
-            '[' if next == '^' => out.push_str("\\["),
-            ']' if matches!(next, '(' | '[' | ':') => out.push_str("\\]"),
-            '<' if next.is_ascii_alphabetic() || matches!(next, '/' | '!' | '?') => {
+            out.push_str(&text[i..end]);
+            i = end;
+            continue;
+        }
+        // A character that may need escaping (ASCII), between `prev` and `next` (a space at
+        // either end of the text).
+        let c = bytes[i];
+        let next = text[i + 1..].chars().next().unwrap_or(' ');
+        let prev = || text[..i].chars().next_back().unwrap_or(' ');
+        match c {
+            b'\\' if next.is_ascii_punctuation() => out.push_str("\\\\"),
+            b'*' | b'`' => {
+                out.push('\\');
+                out.push(c as char);
+            }
+            b'_' if !(next.is_alphanumeric() && prev().is_alphanumeric()) => out.push_str("\\_"),
+            b'~' if next == '~' || prev() == '~' => out.push_str("\\~"),
+            b'[' if next == '^' => out.push_str("\\["),
+            b']' if matches!(next, '(' | '[' | ':') => out.push_str("\\]"),
+            b'<' if next.is_ascii_alphabetic() || matches!(next, '/' | '!' | '?') => {
                 out.push_str("\\<")
             }
-            '&' if is_entity(rest) => out.push_str("\\&"),
-            '|' if ctx == Context::TableCell => out.push_str("\\|"),
-            '\n' => {
+            b'&' if is_entity(&text[i..]) => out.push_str("\\&"),
+            b'|' if ctx == Context::TableCell => out.push_str("\\|"),
+            b'\n' => {
                 out.push('\n');
                 line_start = true;
             }
-            '\r' => {}
-            _ => out.push(c),
+            b'\r' => {}
+            _ => out.push(c as char),
         }
-        prev = c;
-        i += len;
+        i += 1;
     }
 }
 
@@ -1015,14 +1041,17 @@ fn escape_line_start(rest: &str, out: &mut String) -> Option<usize> {
 
 /// Whether `rest` (starting at `&`) reads as an HTML entity: `&name;` or `&#123;`.
 fn is_entity(rest: &str) -> bool {
-    let body: Vec<char> = rest.chars().skip(1).take(33).collect();
-    match body.iter().position(|&c| c == ';') {
-        Some(end) if end > 0 => body[..end]
-            .iter()
-            .enumerate()
-            .all(|(i, c)| c.is_ascii_alphanumeric() || (i == 0 && *c == '#')),
-        _ => false,
+    // A `;` within the 33 characters after `&`, after at least one character, and only ASCII
+    // letters and digits before it (or `#` first).
+    for (i, c) in rest.chars().skip(1).take(33).enumerate() {
+        if c == ';' {
+            return i > 0;
+        }
+        if !(c.is_ascii_alphanumeric() || (i == 0 && c == '#')) {
+            return false;
+        }
     }
+    false
 }
 
 /// An image as a placeholder: `<!-- image: <alt text> -->`, or `<!-- image -->` when it has
@@ -1253,6 +1282,166 @@ mod tests {
         }
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
+        }
+    }
+
+    /// The escaper as it was written before runs were copied whole: character by character,
+    /// with the previous and next character at hand. [`escape_into`] must write the same.
+    fn escape_char_by_char(text: &str, ctx: Context, at_line_start: bool) -> String {
+        let mut out = String::new();
+        let mut line_start = at_line_start;
+        let mut prev = ' ';
+        let mut i = 0;
+        while let Some(c) = text[i..].chars().next() {
+            let rest = &text[i..];
+            if line_start {
+                if c == ' ' || c == '\t' {
+                    prev = c;
+                    i += 1;
+                    continue;
+                }
+                line_start = false;
+                if let Some(skip) = escape_line_start(rest, &mut out) {
+                    prev = rest[..skip].chars().next_back().unwrap_or(' ');
+                    i += skip;
+                    continue;
+                }
+            }
+            let len = c.len_utf8();
+            let next = rest[len..].chars().next().unwrap_or(' ');
+            match c {
+                '\\' if next.is_ascii_punctuation() => out.push_str("\\\\"),
+                '*' | '`' => {
+                    out.push('\\');
+                    out.push(c);
+                }
+                '_' if !(prev.is_alphanumeric() && next.is_alphanumeric()) => out.push_str("\\_"),
+                '~' if next == '~' || prev == '~' => out.push_str("\\~"),
+                '[' if next == '^' => out.push_str("\\["),
+                ']' if matches!(next, '(' | '[' | ':') => out.push_str("\\]"),
+                '<' if next.is_ascii_alphabetic() || matches!(next, '/' | '!' | '?') => {
+                    out.push_str("\\<")
+                }
+                '&' if {
+                    let body: Vec<char> = rest.chars().skip(1).take(33).collect();
+                    match body.iter().position(|&c| c == ';') {
+                        Some(end) if end > 0 => body[..end]
+                            .iter()
+                            .enumerate()
+                            .all(|(i, c)| c.is_ascii_alphanumeric() || (i == 0 && *c == '#')),
+                        _ => false,
+                    }
+                } =>
+                {
+                    out.push_str("\\&")
+                }
+                '|' if ctx == Context::TableCell => out.push_str("\\|"),
+                '\n' => {
+                    out.push('\n');
+                    line_start = true;
+                }
+                '\r' => {}
+                _ => out.push(c),
+            }
+            prev = c;
+            i += len;
+        }
+        out
+    }
+
+    #[test]
+    fn escaping_writes_what_the_char_by_char_escaper_wrote() {
+        // Seeded random texts dense in what the escaper looks at: every special character,
+        // line starts that read as headings, lists, quotes and rules, entities, underscores
+        // and tildes next to letters, digits, non-ASCII letters and spaces, and long plain runs
+        // that cross the hook's stride.
+        let atoms = [
+            "\\",
+            "*",
+            "`",
+            "_",
+            "~",
+            "~~",
+            "[",
+            "]",
+            "[^",
+            "](",
+            "]:",
+            "<",
+            "<b",
+            "</",
+            "<!",
+            "<?",
+            "&",
+            "&amp;",
+            "&#123;",
+            "&;",
+            "&a b;",
+            "|",
+            "\n",
+            "\r",
+            "\r\n",
+            " ",
+            "  ",
+            "\t",
+            "#",
+            "## ",
+            "####### ",
+            "> ",
+            "- ",
+            "-",
+            "+ ",
+            "=",
+            "---",
+            "1. ",
+            "12) ",
+            "1234567890. ",
+            "a",
+            "word",
+            "é",
+            "日本",
+            "_é",
+            "é_",
+            "1_2",
+            "x",
+            "\u{3000}",
+            "\u{a0}",
+            "😀",
+            "\\*",
+            "\\a",
+        ];
+        let mut state = 0x0e5c_a9e5_u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let mut text = String::new();
+        for round in 0..20_000 {
+            text.clear();
+            for _ in 0..1 + next(16) {
+                text.push_str(atoms[next(atoms.len())]);
+            }
+            if round % 1000 == 0 {
+                // Longer than the hook's stride, plain and not.
+                text.push_str(&"plain words é ".repeat(2000));
+                text.push_str(&"a_b *c* ".repeat(3000));
+            }
+            for ctx in [Context::Paragraph, Context::Heading, Context::TableCell] {
+                for at_line_start in [false, true] {
+                    let mut hooked = String::new();
+                    let mut calls = 0;
+                    escape_into(&mut hooked, &text, ctx, at_line_start, &mut |_| calls += 1);
+                    assert_eq!(
+                        hooked,
+                        escape_char_by_char(&text, ctx, at_line_start),
+                        "{text:?} at line start {at_line_start}"
+                    );
+                    assert_eq!(escape_text(&text, ctx, at_line_start), hooked);
+                    assert!(calls >= text.len() / (2 * HOOK_EVERY), "{calls} hook calls");
+                }
+            }
         }
     }
 

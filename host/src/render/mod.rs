@@ -5,6 +5,7 @@ pub mod chunks;
 pub mod files;
 pub mod json;
 pub mod markdown;
+pub mod pretokenize;
 pub mod tokenize;
 
 use quire_plugin_api::{Block, Document, Inline};

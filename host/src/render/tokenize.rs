@@ -5,6 +5,7 @@
 //! A tokenizer is loaded once per process and kept (a `tokenizer.json` is cached by path), so
 //! a worker child pays for it on its first chunks job only.
 
+use super::pretokenize::{self, Pattern};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -97,10 +98,12 @@ pub trait TokenCounter: Send + Sync {
     }
 }
 
-/// One of OpenAI's BPEs; `slot` names its piece cache ([`PIECES`]).
+/// One of OpenAI's BPEs; `slot` names its piece cache ([`PIECES`]), `pattern` its
+/// pre-tokenizer (the same pieces as `bpe.split`, written out by hand).
 struct OpenAi {
     bpe: &'static bpe_openai::Tokenizer,
     slot: usize,
+    pattern: Pattern,
 }
 
 /// Pieces at most this long (bytes) are cached: words and the spaces and punctuation around
@@ -110,31 +113,66 @@ const CACHED_PIECE: usize = 24;
 /// Entries per tokenizer and thread before the cache starts again (about 3 MB at most).
 const CACHED_PIECES: usize = 1 << 16;
 
+/// A cached piece: its bytes, zero-padded to [`CACHED_PIECE`], and its length. Held inline, so
+/// a lookup compares three words instead of following a pointer to compare strings.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct PieceKey {
+    words: [u64; 3],
+    len: u8,
+}
+
+impl PieceKey {
+    /// The key of a piece of at most [`CACHED_PIECE`] bytes.
+    #[inline]
+    fn new(piece: &[u8]) -> PieceKey {
+        let mut bytes = [0u8; CACHED_PIECE];
+        bytes[..piece.len()].copy_from_slice(piece);
+        let word =
+            |i: usize| u64::from_le_bytes(bytes[i * 8..i * 8 + 8].try_into().expect("eight bytes"));
+        PieceKey {
+            words: [word(0), word(1), word(2)],
+            len: piece.len() as u8,
+        }
+    }
+}
+
+impl std::hash::Hash for PieceKey {
+    /// The words alone: keys that differ only in length (trailing NUL bytes) are rare and
+    /// still unequal.
+    #[inline]
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.words[0]);
+        state.write_u64(self.words[1]);
+        state.write_u64(self.words[2]);
+    }
+}
+
+type PieceCache = rustc_hash::FxHashMap<PieceKey, u32>;
+
 thread_local! {
     /// Token counts of the pieces already encoded on this thread, one map per built-in BPE.
     /// A piece is encoded alone, so its count depends on nothing else; natural text repeats
     /// its words, and the encoder allocates twice per piece.
-    static PIECES: std::cell::RefCell<[rustc_hash::FxHashMap<Box<str>, u32>; 2]> =
+    static PIECES: std::cell::RefCell<[PieceCache; 2]> =
         std::cell::RefCell::new(Default::default());
 }
 
 impl OpenAi {
-    fn piece(&self, piece: &str) -> usize {
+    #[inline]
+    fn piece(&self, cache: &mut PieceCache, piece: &str) -> usize {
         if piece.len() > CACHED_PIECE {
             return self.bpe.bpe.count(piece.as_bytes());
         }
-        PIECES.with_borrow_mut(|caches| {
-            let cache = &mut caches[self.slot];
-            if let Some(&n) = cache.get(piece) {
-                return n as usize;
-            }
-            let n = self.bpe.bpe.count(piece.as_bytes());
-            if cache.len() >= CACHED_PIECES {
-                cache.clear();
-            }
-            cache.insert(piece.into(), n as u32);
-            n
-        })
+        let key = PieceKey::new(piece.as_bytes());
+        if let Some(&n) = cache.get(&key) {
+            return n as usize;
+        }
+        let n = self.bpe.bpe.count(piece.as_bytes());
+        if cache.len() >= CACHED_PIECES {
+            cache.clear();
+        }
+        cache.insert(key, n as u32);
+        n
     }
 }
 
@@ -146,13 +184,16 @@ impl TokenCounter for OpenAi {
     fn count_tail(&self, text: &str) -> (usize, Option<usize>) {
         // What `Tokenizer::count` does (cl100k and o200k do not normalise), keeping the start
         // of the last piece.
-        let mut n = 0;
-        let mut last = None;
-        for piece in self.bpe.split(text) {
-            last = Some(piece.as_ptr() as usize - text.as_ptr() as usize);
-            n += self.piece(piece);
-        }
-        (n, last)
+        PIECES.with_borrow_mut(|caches| {
+            let cache = &mut caches[self.slot];
+            let mut n = 0;
+            let mut last = None;
+            for piece in pretokenize::split(self.pattern, text) {
+                last = Some(piece.as_ptr() as usize - text.as_ptr() as usize);
+                n += self.piece(cache, piece);
+            }
+            (n, last)
+        })
     }
 }
 
@@ -213,10 +254,12 @@ pub fn counter(spec: &TokenizerSpec) -> Result<Arc<dyn TokenCounter>, String> {
         ("cl100k", None) => Ok(Arc::new(OpenAi {
             bpe: bpe_openai::cl100k_base(),
             slot: 0,
+            pattern: Pattern::Cl100k,
         })),
         ("o200k", None) => Ok(Arc::new(OpenAi {
             bpe: bpe_openai::o200k_base(),
             slot: 1,
+            pattern: Pattern::O200k,
         })),
         (_, Some(path)) => load_file(path),
         (name, None) => Err(format!("Unknown tokenizer {name}.")),
@@ -258,9 +301,13 @@ mod tests {
     #[test]
     fn cached_pieces_count_as_the_encoder_does() {
         // Repeated words (cached after their first piece), long digit and CJK runs (never
-        // cached), both BPEs on one thread, and a cache that starts again when full.
+        // cached), pieces that differ only in trailing NUL bytes, pieces of 24 and 25 bytes
+        // (the longest cached and the shortest not), both BPEs on one thread, and a cache
+        // that starts again when full.
         let text = "The cat sat on the mat.  The cat sat again!\n\n12345678901234567890123456789 \
-                    東京のデータは東京のデータです。 naïve café, naïve café; ok?? ok??\r\n";
+                    東京のデータは東京のデータです。 naïve café, naïve café; ok?? ok??\r\n\
+                    a\0 a\0\0 a\0 a a\0\0\0 abcdefghijklmnopqrstuvw abcdefghijklmnopqrstuvwx \
+                    abcdefghijklmnopqrstuvw abcdefghijklmnopqrstuvwx";
         for (name, bpe) in [
             ("cl100k", bpe_openai::cl100k_base()),
             ("o200k", bpe_openai::o200k_base()),
