@@ -242,6 +242,7 @@ impl<'w> Writer<'w> {
     }
 
     fn push_lines(&mut self, text: &str, indent: &str) {
+        self.out.reserve(text.len() + indent.len() + 2);
         for line in text.split('\n') {
             if line.is_empty() {
                 self.out.push_str(indent.trim_end());
@@ -451,21 +452,16 @@ impl<'w> Writer<'w> {
                         Slot::Covered(cell, first_column)
                             if (first_column || r == 0) && (cell.colspan as usize) < columns =>
                         {
-                            let mut s = String::new();
-                            self.inlines(&cell.content, &mut s, Context::TableCell, false);
-                            s.trim().to_owned()
+                            self.cell(&cell.content)
                         }
-                        Slot::Origin(cell) => {
-                            let mut s = String::new();
-                            self.inlines(&cell.content, &mut s, Context::TableCell, false);
-                            s.trim().to_owned()
-                        }
+                        Slot::Origin(cell) => self.cell(&cell.content),
                         Slot::Covered(..) | Slot::Empty => String::new(),
                     })
                     .collect()
             })
             .collect();
-        let mut s = String::new();
+        let cells: usize = rendered.iter().flatten().map(|c| c.len() + 3).sum();
+        let mut s = String::with_capacity(cells + 2 * rendered.len() + 6 * columns + 2);
         for (i, row) in rendered.iter().enumerate() {
             s.push('|');
             for cell in row {
@@ -484,6 +480,17 @@ impl<'w> Writer<'w> {
         }
         s.pop();
         s
+    }
+
+    /// A table cell's content on one line, trimmed.
+    fn cell(&mut self, content: &[Inline]) -> String {
+        let mut s = String::new();
+        self.inlines(content, &mut s, Context::TableCell, false);
+        if s.trim().len() == s.len() {
+            s
+        } else {
+            s.trim().to_owned()
+        }
     }
 
     fn image(&self, image: &Image) -> String {

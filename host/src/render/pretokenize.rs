@@ -123,10 +123,25 @@ impl Tables {
         (self.blocks[block * BLOCK + (cp as usize & 0xff)], len)
     }
 
-    /// Where the run of characters that have one of `flags` starting at `i` ends.
+    /// Where the run of characters that have one of `flags` starting at `i` ends. Runs of
+    /// letters (o200k: of upper- or lower-case letters) go eight ASCII bytes at a time.
     #[inline(always)]
     fn run(&self, s: &[u8], mut i: usize, flags: u8) -> usize {
+        let wide = matches!(flags, LETTER | UPPER | LOWER);
         while i < s.len() {
+            if wide && i + 8 <= s.len() {
+                let w = u64::from_le_bytes(s[i..i + 8].try_into().expect("eight bytes"));
+                let stop = !ascii_mask(w, flags) & HIGH;
+                if stop == 0 {
+                    i += 8;
+                    continue;
+                }
+                i += (stop.trailing_zeros() / 8) as usize;
+                if s[i] < 0x80 {
+                    return i;
+                }
+                // A character that is not ASCII: looked up.
+            }
             let (c, len) = self.class(s, i);
             if c & flags == 0 {
                 break;
@@ -148,6 +163,33 @@ impl Tables {
         }
         i
     }
+}
+
+/// The high bit of every byte of a word.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// Each byte of `w` that is an ASCII character of `flags` (`LETTER`, `UPPER` or `LOWER`, whose
+/// ASCII characters are `[A-Za-z]`, `[A-Z]` and `[a-z]`) as its high bit; no other bit set.
+/// Byte-wise arithmetic on seven-bit values, which never carries into the next byte.
+#[inline(always)]
+fn ascii_mask(w: u64, flags: u8) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    /// Bytes in `lo..=hi` (`0 < lo <= hi < 0x80`) among `t`'s seven-bit bytes.
+    #[inline(always)]
+    fn within(t: u64, lo: u8, hi: u8) -> u64 {
+        let at_least_lo = t + ONES * (0x80 - lo as u64);
+        let above_hi = t + ONES * (0x7f - hi as u64);
+        at_least_lo & !above_hi
+    }
+    let seven = w & !HIGH;
+    let found = match flags {
+        // Folded to lower case: a byte is a letter when it is one either way.
+        LETTER => within(seven | (ONES * 0x20), b'a', b'z'),
+        UPPER => within(seven, b'A', b'Z'),
+        LOWER => within(seven, b'a', b'z'),
+        _ => 0,
+    };
+    found & !w & HIGH
 }
 
 /// A multi-byte UTF-8 character at `i` (its first byte is not ASCII): code point and length.
@@ -476,6 +518,25 @@ mod tests {
     }
 
     #[test]
+    fn ascii_masks_are_the_classes() {
+        // Every byte at every place of a word among other bytes, for the three classes the
+        // runs read eight bytes at a time.
+        let t = &*TABLES;
+        let mut rng = Rng(0xa5c1);
+        for flags in [LETTER, UPPER, LOWER] {
+            for b in 0..=255u8 {
+                for place in 0..8 {
+                    let mut bytes = (rng.next()).to_le_bytes();
+                    bytes[place] = b;
+                    let mask = ascii_mask(u64::from_le_bytes(bytes), flags);
+                    let want = b < 0x80 && t.ascii[b as usize] & flags != 0;
+                    assert_eq!(mask >> (8 * place) & 0xff, if want { 0x80 } else { 0 });
+                }
+            }
+        }
+    }
+
+    #[test]
     fn every_short_string_splits_like_the_regex() {
         // Every string of up to four characters over one character of each kind the patterns
         // tell apart: lower, upper, title-case, modifier and other letters, a combining mark,
@@ -535,6 +596,14 @@ mod tests {
             "\u{20dd}",
             "\u{903}",
             "a\u{308}\u{301}b",
+            "internationalization",
+            "ALLCAPSWORDHERE",
+            "camelCaseWordsHere",
+            "xxxxxxxé",
+            "XXXXXXXÉ",
+            "xxxxxxxxʰyyyy",
+            "ABCDEFGHǅIJ",
+            "abcdefgh中ijk",
         ];
         let glue = [
             " ",

@@ -110,68 +110,107 @@ struct OpenAi {
 /// them, which repeat; longer pieces (runs of digits, CJK text without spaces) rarely do.
 const CACHED_PIECE: usize = 24;
 
-/// Entries per tokenizer and thread before the cache starts again (about 3 MB at most).
-const CACHED_PIECES: usize = 1 << 16;
+/// Sets of the piece cache (two pieces each) per tokenizer and thread: 2 MB.
+const CACHE_SETS: usize = 1 << 15;
 
-/// A cached piece: its bytes, zero-padded to [`CACHED_PIECE`], and its length. Held inline, so
-/// a lookup compares three words instead of following a pointer to compare strings.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct PieceKey {
+/// Pieces the cache holds at most.
+#[cfg(test)]
+const CACHED_PIECES: usize = 2 * CACHE_SETS;
+
+/// A cached piece: its bytes zero-padded to [`CACHED_PIECE`], its length (0 in an empty slot;
+/// no piece is empty) and its token count (at most one a byte).
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(32))]
+struct Slot {
     words: [u64; 3],
     len: u8,
+    tokens: u8,
 }
 
-impl PieceKey {
-    /// The key of a piece of at most [`CACHED_PIECE`] bytes.
-    #[inline]
-    fn new(piece: &[u8]) -> PieceKey {
-        let mut bytes = [0u8; CACHED_PIECE];
-        bytes[..piece.len()].copy_from_slice(piece);
-        let word =
-            |i: usize| u64::from_le_bytes(bytes[i * 8..i * 8 + 8].try_into().expect("eight bytes"));
-        PieceKey {
-            words: [word(0), word(1), word(2)],
-            len: piece.len() as u8,
+/// Two slots that share a hash, in one cache line: the piece used last first.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Set([Slot; 2]);
+
+/// The up to eight bytes of `b` as a little-endian word, without copying them to a buffer.
+#[inline(always)]
+fn word(b: &[u8]) -> u64 {
+    let n = b.len();
+    let at = |i: usize| b[i] as u64;
+    match n {
+        0 => 0,
+        1..=3 => at(0) | (at(n / 2) << (8 * (n / 2))) | (at(n - 1) << (8 * (n - 1))),
+        _ => {
+            // Two four-byte reads that overlap when fewer than eight bytes.
+            let lo = u32::from_le_bytes(b[..4].try_into().expect("four bytes")) as u64;
+            let hi = u32::from_le_bytes(b[n - 4..].try_into().expect("four bytes")) as u64;
+            lo | (hi << (8 * (n - 4)))
         }
     }
 }
 
-impl std::hash::Hash for PieceKey {
-    /// The words alone: keys that differ only in length (trailing NUL bytes) are rare and
-    /// still unequal.
-    #[inline]
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        state.write_u64(self.words[0]);
-        state.write_u64(self.words[1]);
-        state.write_u64(self.words[2]);
+impl Slot {
+    /// The slot of a piece of 1 to [`CACHED_PIECE`] bytes, its count not yet known.
+    #[inline(always)]
+    fn key(piece: &[u8]) -> Slot {
+        let n = piece.len();
+        Slot {
+            words: [
+                word(&piece[..n.min(8)]),
+                word(&piece[n.min(8)..n.min(16)]),
+                word(&piece[n.min(16)..]),
+            ],
+            len: n as u8,
+            tokens: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn holds(&self, key: &Slot) -> bool {
+        self.words == key.words && self.len == key.len
+    }
+
+    /// Which set of [`CACHE_SETS`] the piece goes to.
+    #[inline(always)]
+    fn set(&self) -> usize {
+        const K: u64 = 0x9e37_79b9_7f4a_7c15;
+        let [a, b, c] = self.words;
+        let h = a.wrapping_mul(K);
+        let h = (h.rotate_left(26) ^ b).wrapping_mul(K);
+        let h = (h.rotate_left(26) ^ c ^ self.len as u64).wrapping_mul(K);
+        (h >> (64 - CACHE_SETS.trailing_zeros())) as usize
     }
 }
 
-type PieceCache = rustc_hash::FxHashMap<PieceKey, u32>;
-
 thread_local! {
-    /// Token counts of the pieces already encoded on this thread, one map per built-in BPE.
-    /// A piece is encoded alone, so its count depends on nothing else; natural text repeats
-    /// its words, and the encoder allocates twice per piece.
-    static PIECES: std::cell::RefCell<[PieceCache; 2]> =
-        std::cell::RefCell::new(Default::default());
+    /// Token counts of the pieces already encoded on this thread, one cache per built-in BPE
+    /// (allocated on first use). A piece is encoded alone, so its count depends on nothing
+    /// else; natural text repeats its words, and the encoder allocates twice per piece. Two
+    /// pieces a set: a third that lands there takes the place of the one used less recently.
+    static PIECES: std::cell::RefCell<[Vec<Set>; 2]> = std::cell::RefCell::new(Default::default());
 }
 
 impl OpenAi {
+    /// The count of `piece`; `key` and `set` are its slot and set when it is short enough
+    /// to be cached.
     #[inline]
-    fn piece(&self, cache: &mut PieceCache, piece: &str) -> usize {
+    fn piece(&self, cache: &mut [Set], piece: &str, mut key: Slot, set: usize) -> usize {
         if piece.len() > CACHED_PIECE {
             return self.bpe.bpe.count(piece.as_bytes());
         }
-        let key = PieceKey::new(piece.as_bytes());
-        if let Some(&n) = cache.get(&key) {
-            return n as usize;
+        let set = &mut cache[set].0;
+        if set[0].holds(&key) {
+            return set[0].tokens as usize;
+        }
+        if set[1].holds(&key) {
+            set.swap(0, 1);
+            return set[0].tokens as usize;
         }
         let n = self.bpe.bpe.count(piece.as_bytes());
-        if cache.len() >= CACHED_PIECES {
-            cache.clear();
-        }
-        cache.insert(key, n as u32);
+        debug_assert!(n <= piece.len());
+        key.tokens = n as u8;
+        set[1] = set[0];
+        set[0] = key;
         n
     }
 }
@@ -186,15 +225,59 @@ impl TokenCounter for OpenAi {
         // of the last piece.
         PIECES.with_borrow_mut(|caches| {
             let cache = &mut caches[self.slot];
+            if cache.is_empty() {
+                cache.resize(CACHE_SETS, Set::default());
+            }
+            // Pieces are split and their sets fetched a batch at a time, then looked up: the
+            // cache's memory is read for several pieces at once instead of one after another
+            // (its misses were the largest cost of counting).
+            let mut pieces = pretokenize::split(self.pattern, text);
+            let mut batch = [("", Slot::default(), 0usize); BATCH];
             let mut n = 0;
             let mut last = None;
-            for piece in pretokenize::split(self.pattern, text) {
-                last = Some(piece.as_ptr() as usize - text.as_ptr() as usize);
-                n += self.piece(cache, piece);
+            loop {
+                let mut k = 0;
+                while k < BATCH {
+                    let Some(piece) = pieces.next() else { break };
+                    let entry = &mut batch[k];
+                    entry.0 = piece;
+                    if piece.len() <= CACHED_PIECE {
+                        entry.1 = Slot::key(piece.as_bytes());
+                        entry.2 = entry.1.set();
+                        prefetch(&cache[entry.2]);
+                    }
+                    k += 1;
+                }
+                if let Some((piece, ..)) = batch[..k].last() {
+                    last = Some(piece.as_ptr() as usize - text.as_ptr() as usize);
+                }
+                for (piece, key, set) in &batch[..k] {
+                    n += self.piece(cache, piece, *key, *set);
+                }
+                if k < BATCH {
+                    return (n, last);
+                }
             }
-            (n, last)
         })
     }
+}
+
+/// Pieces split before their counts are looked up.
+const BATCH: usize = 16;
+
+/// Asks for the cache line of `set` to be read, without waiting for it.
+#[inline(always)]
+fn prefetch(set: &Set) {
+    // SAFETY: a prefetch reads nothing the program sees and never faults; the pointer is a
+    // valid reference besides. SSE is part of every x86-64 target.
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            (set as *const Set).cast::<i8>(),
+        )
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = set;
 }
 
 /// The count of `a`, a run of line breaks `sep`, then `b`, from the counts of `a` and `b`
@@ -338,6 +421,42 @@ mod tests {
             c.count(&words),
             bpe_openai::cl100k_base().count(words.as_str())
         );
+    }
+
+    #[test]
+    fn count_tail_tells_where_the_last_piece_starts() {
+        // Texts of 0 to 40 pieces: within one batch of lookups, at its end and past it.
+        for (name, bpe) in [
+            ("cl100k", bpe_openai::cl100k_base()),
+            ("o200k", bpe_openai::o200k_base()),
+        ] {
+            let c = counter(&TokenizerSpec::resolve(name, &[]).unwrap()).unwrap();
+            let mut text = String::new();
+            for i in 0..40 {
+                let pieces: Vec<&str> = bpe.split(&text).collect();
+                assert_eq!(pieces.len(), i, "{text:?}");
+                let last = pieces.last().map(|p| text.len() - p.len());
+                assert_eq!(c.count_tail(&text), (bpe.count(text.as_str()), last));
+                text.push_str([" word", "!", " 東京のデータ", " supercalifragilistic"][i % 4]);
+            }
+        }
+    }
+
+    #[test]
+    fn cache_keys_are_the_padded_bytes() {
+        let bytes: Vec<u8> = (1..=CACHED_PIECE as u8).map(|b| b * 7).collect();
+        for n in 1..=CACHED_PIECE {
+            let mut padded = [0u8; CACHED_PIECE];
+            padded[..n].copy_from_slice(&bytes[..n]);
+            let words: Vec<u64> = padded
+                .chunks(8)
+                .map(|w| u64::from_le_bytes(w.try_into().unwrap()))
+                .collect();
+            let key = Slot::key(&bytes[..n]);
+            assert_eq!(key.words.to_vec(), words, "{n}");
+            assert_eq!(key.len as usize, n);
+            assert!(key.set() < CACHE_SETS);
+        }
     }
 
     #[test]
