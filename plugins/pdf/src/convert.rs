@@ -723,18 +723,23 @@ fn first_heading(doc: &Document) -> Option<String> {
         .flat_map(|p| &p.blocks)
         .find_map(|b| match b {
             Block::Heading { content, .. } => {
-                let text: String = content
-                    .iter()
-                    .filter_map(|i| match i {
-                        Inline::Text { text, .. } => Some(text.as_str()),
-                        _ => None,
-                    })
-                    .collect();
-                let text = quire_plugin_api::text::fold_whitespace(&text);
+                let text = quire_plugin_api::text::fold_whitespace(&run_text(content));
                 (!text.is_empty()).then_some(text)
             }
             _ => None,
         })
+}
+
+/// The text of a block's text runs, joined as they stand (the PDF plugin's headings hold
+/// nothing else).
+fn run_text(content: &[Inline]) -> String {
+    content
+        .iter()
+        .filter_map(|i| match i {
+            Inline::Text { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// How many parts a heading's section number has ("2" 1, "2.1" 2, "2.1.3." 3), when its text
@@ -755,16 +760,7 @@ fn section_depth(text: &str) -> Option<usize> {
 /// and deeper; a heading is only ever moved down, to the level of its depth under the usual
 /// level of the first-depth headings.
 fn deepen_numbered_headings(doc: &mut Document) {
-    let depth_of = |content: &[Inline]| {
-        let text: String = content
-            .iter()
-            .filter_map(|i| match i {
-                Inline::Text { text, .. } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect();
-        section_depth(&text)
-    };
+    let depth_of = |content: &[Inline]| section_depth(&run_text(content));
     let mut first_levels = [0usize; 7];
     let mut deeper = false;
     for block in doc.parts.iter().flat_map(|p| &p.blocks) {

@@ -108,8 +108,7 @@ impl ColumnGrid {
     /// gaps fall anywhere).
     fn holds(&self, a: f32, b: f32, size: f32) -> bool {
         self.gutters.iter().any(|&(ka, kb)| {
-            let mid = (ka + kb) / 2.0;
-            a < mid && mid < b && b - kb >= -0.5 * size && b - kb <= 3.0 * size
+            spans_middle(a, b, ka, kb) && b - kb >= -0.5 * size && b - kb <= 3.0 * size
         })
     }
 
@@ -131,15 +130,30 @@ impl ColumnGrid {
 
     fn learn(&mut self, found: Vec<(f32, f32)>) {
         for (a, b) in found {
-            let known = self.gutters.iter().any(|&(ka, kb)| {
-                let mid = (ka + kb) / 2.0;
-                a < mid && mid < b
-            });
+            let known = self
+                .gutters
+                .iter()
+                .any(|&(ka, kb)| spans_middle(a, b, ka, kb));
             if !known && self.gutters.len() < 16 {
                 self.gutters.push((a, b));
             }
         }
     }
+}
+
+/// Whether the gap `a..b` holds the middle of the gap `ka..kb`.
+fn spans_middle(a: f32, b: f32, ka: f32, kb: f32) -> bool {
+    let mid = (ka + kb) / 2.0;
+    a < mid && mid < b
+}
+
+/// The height the items cover, top of the highest to bottom of the lowest.
+fn height(items: &[Item]) -> f32 {
+    items
+        .iter()
+        .map(Item::rect)
+        .reduce(|a, b| a.union(&b))
+        .map_or(0.0, |r| r.height())
 }
 
 /// Orders a page's items into regions in reading order (a page alone, no earlier pages).
@@ -168,16 +182,10 @@ pub fn regions_in(items: Vec<Item>, grid: &mut ColumnGrid) -> Vec<Region> {
     };
     let mut leaves: Vec<(Vec<u32>, Vec<Item>)> = Vec::new();
     let mut next_id = 0u32;
-    let (top, bottom) = items
-        .iter()
-        .fold((f32::INFINITY, f32::NEG_INFINITY), |(t, b), i| {
-            let r = i.rect();
-            (t.min(r.y0), b.max(r.y1))
-        });
     let mut cols = Columns {
         known: grid,
         found: Vec::new(),
-        tall: 0.5 * (bottom - top),
+        tall: 0.5 * height(&items),
     };
     cut(
         items,
@@ -264,13 +272,7 @@ fn cut(
             }
             Across::Cut(..) => {}
         }
-        let (top, bottom) = items
-            .iter()
-            .fold((f32::INFINITY, f32::NEG_INFINITY), |(t, b), i| {
-                let r = i.rect();
-                (t.min(r.y0), b.max(r.y1))
-            });
-        if seen && bottom - top >= cols.tall {
+        if seen && height(&items) >= cols.tall {
             cols.found.push((a, b));
         }
         let (left, right): (Vec<Item>, Vec<Item>) =
