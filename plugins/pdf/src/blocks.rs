@@ -253,6 +253,19 @@ pub fn join_continued(out: &mut Vec<Block>, next: Vec<Block>) {
                 }
                 _ => out.push(Block::Paragraph(cont)),
             },
+            // A title broken over the column break (a browser breaks a heading where a word
+            // processor keeps it with its text): a heading that ends the column and one of the
+            // same level that starts the next, the first not ending a sentence, are one.
+            Block::Heading { level, content } => match last {
+                Block::Heading {
+                    level: prev_level,
+                    content: prev,
+                } if *prev_level == level && !ends_sentence(prev) => {
+                    prev.push(Inline::plain(" "));
+                    prev.extend(content);
+                }
+                _ => out.push(Block::Heading { level, content }),
+            },
             Block::List(more) => match last {
                 Block::List(list)
                     if list.ordered == more.ordered
@@ -324,6 +337,15 @@ fn continued_text(block: &mut Block) -> Option<&mut Vec<Inline>> {
         Block::List(list) => continued_text(list.items.last_mut()?.blocks.last_mut()?),
         _ => None,
     }
+}
+
+/// Whether a text ends on a sentence's or a lead-in's last mark.
+fn ends_sentence(text: &[Inline]) -> bool {
+    let last = text.iter().rev().find_map(|i| match i {
+        Inline::Text { text, .. } => text.trim_end().chars().next_back(),
+        _ => None,
+    });
+    last.is_some_and(|c| matches!(c, '.' | '!' | '?' | ':' | ';'))
 }
 
 /// Whether a paragraph that starts with `next` continues `prev`: `prev` stops mid-sentence
@@ -634,10 +656,19 @@ fn starts_new(prev: &Line, line: &Line, para: &Para, geo: &Geometry) -> bool {
         return true;
     }
     // The previous line ended a sentence well before the right edge.
-    let ends_sentence = prev
-        .words
-        .last()
-        .is_some_and(|w| w.text.ends_with(['.', '!', '?', ':']));
+    // (A section number that opens the paragraph alone on its line, "6." or "2.1." over a
+    // title too long to follow it, ends none.)
+    let label = para.lines.len() == 1
+        && prev.words.len() == 1
+        && prev.words[0].text.strip_suffix('.').is_some_and(|n| {
+            n.split('.')
+                .all(|p| (1..=2).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()))
+        });
+    let ends_sentence = !label
+        && prev
+            .words
+            .last()
+            .is_some_and(|w| w.text.ends_with(['.', '!', '?', ':']));
     ends_sentence && prev.rect.x1 < geo.right - 4.0 * size
 }
 
@@ -899,10 +930,12 @@ impl Nesting {
 
 /// The heading level of a paragraph, if it is one.
 fn heading(para: &Para, style: &DocStyle) -> Option<u8> {
-    if para.lines.len() > 3 {
+    let words: usize = para.lines.iter().map(|l| l.words.len()).sum();
+    // Three lines at most, or up to six in a narrow column that breaks a title of long words
+    // after every word or two.
+    if para.lines.len() > 3 && (para.lines.len() > 6 || words * 2 > para.lines.len() * 5) {
         return None;
     }
-    let words: usize = para.lines.iter().map(|l| l.words.len()).sum();
     let text: String = para
         .lines
         .iter()
@@ -1420,6 +1453,75 @@ mod heading_tests {
                 "Third item in the next column"
             ]
         );
+    }
+
+    #[test]
+    fn a_title_broken_over_lines_and_a_column_break_is_one_heading() {
+        // A narrow column breaks a numbered title after its number and after every long
+        // word, and the browser carries its end over to the next column.
+        let region = |lines: &[(f32, bool, &str)]| {
+            let mut y = 72.0;
+            Region {
+                entries: lines
+                    .iter()
+                    .map(|(size, bold, text)| {
+                        let l = line(y, *size, *bold, text);
+                        y += 1.2 * size;
+                        Entry::Line(l)
+                    })
+                    .collect(),
+            }
+        };
+        let style = DocStyle {
+            body_size: 10.0,
+            heading_sizes: vec![16.0],
+            bold_styles: Vec::new(),
+        };
+        let b = page_blocks(
+            vec![
+                region(&[
+                    (16.0, true, "2."),
+                    (16.0, true, "Chithe So"),
+                    (16.0, true, "Milplengtron"),
+                    (16.0, true, "Gou"),
+                    (16.0, true, "Weasbrutchiem"),
+                ]),
+                region(&[(10.0, false, "Text of the second section.")]),
+                region(&[(16.0, true, "6."), (16.0, true, "Houndnouchoun Dries")]),
+                region(&[
+                    (16.0, true, "Ciockgear Spemtior"),
+                    (10.0, false, "Text of the sixth section."),
+                ]),
+            ],
+            &style,
+            &[],
+            &mut [],
+            None,
+        );
+        let headings: Vec<String> = b
+            .iter()
+            .filter_map(|b| match b {
+                Block::Heading { content, .. } => Some(
+                    content
+                        .iter()
+                        .map(|x| match x {
+                            Inline::Text { text, .. } => text.as_str(),
+                            _ => "",
+                        })
+                        .collect(),
+                ),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            headings,
+            [
+                "2. Chithe So Milplengtron Gou Weasbrutchiem",
+                "6. Houndnouchoun Dries Ciockgear Spemtior"
+            ],
+            "{b:#?}"
+        );
+        assert_eq!(b.len(), 4, "{b:#?}");
     }
 
     #[test]

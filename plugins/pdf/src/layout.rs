@@ -750,6 +750,15 @@ fn is_gutter(left: &[&Item], right: &[&Item], size: f32) -> bool {
     if text_beside(&l, &r) || text_beside(&r, &l) {
         return true;
     }
+    // Neither side reads as text by its line lengths (a narrow column of long words holds
+    // two or three to a line), but each has lines enough that start afresh and they start
+    // at unrelated heights: columns, where a table's rows start on both sides together.
+    if l.fresh.len().min(r.fresh.len()) >= 4
+        && l_per_line.min(r_per_line) >= 12.0
+        && independent(&l, &r, size)
+    {
+        return true;
+    }
     if split(left) || split(right) {
         return false;
     }
@@ -935,6 +944,38 @@ mod tests {
                 ]
             })
             .collect()
+    }
+
+    /// Two narrow columns of prose of long words, two to a line, on one line pitch; each
+    /// side's `starts` are the lines (of 12) that start a sentence, the others carry one on.
+    fn narrow_columns(left_starts: &[usize], right_starts: &[usize]) -> (Vec<Item>, Vec<Item>) {
+        let line = |starts: &[usize], k: usize| {
+            if starts.contains(&k) {
+                "Claskiondgan cleanfiouff"
+            } else {
+                "tindsourweack cleatba"
+            }
+        };
+        let left = (0..12)
+            .map(|k| run(0.0, 12.0 * k as f32, line(left_starts, k)))
+            .collect();
+        let right = (0..12)
+            .map(|k| run(180.0, 12.0 * k as f32, line(right_starts, k)))
+            .collect();
+        (left, right)
+    }
+
+    #[test]
+    fn narrow_columns_of_two_long_words_a_line_are_columns() {
+        // Neither side reads as prose by its lines' length (two words, about twenty
+        // characters), but their sentences start at unrelated heights.
+        let (left, right) = narrow_columns(&[0, 4, 7, 10], &[2, 5, 9, 11]);
+        let (l, r): (Vec<&Item>, Vec<&Item>) = (left.iter().collect(), right.iter().collect());
+        assert!(is_gutter(&l, &r, 10.0));
+        // The same lines starting together on both sides are the rows of a table.
+        let (left, right) = narrow_columns(&[0, 4, 7, 10], &[0, 4, 7, 10]);
+        let (l, r): (Vec<&Item>, Vec<&Item>) = (left.iter().collect(), right.iter().collect());
+        assert!(!is_gutter(&l, &r, 10.0));
     }
 
     #[test]
