@@ -20,25 +20,60 @@ const SAME_LINE: f32 = 2.5;
 /// paragraphs rather than table cells.
 const PARAGRAPH_CELL_CHARS: usize = 60;
 
+/// A grid that may hold a table: its column and row edges.
+struct Candidate {
+    xs: Vec<f32>,
+    ys: Vec<f32>,
+    header_rows: usize,
+    /// An open table (rules across, none down): rows are its text lines.
+    open: bool,
+    /// Of an open table whose rows are ruled or shaded: the part each line is in
+    /// ([`ruled_parts`]).
+    parts: Option<Vec<usize>>,
+}
+
 /// Finds ruled tables, removes their words from `items`, and returns each with its box.
 pub fn extract(rules: &[Rect], items: &mut Vec<Item>) -> Vec<(Rect, Table)> {
     if rules.len() < 2 {
         return Vec::new();
     }
     let mut out = Vec::new();
-    let mut candidates: Vec<(Vec<f32>, Vec<f32>, usize, bool)> = grids(rules)
+    // A grid of one row or one column is a shaded band (a striped table's row, each cell
+    // filled on its own) or a box: never a table by itself, nor in the way of one.
+    let (grids, bands): (Vec<_>, Vec<_>) = grids(rules)
         .into_iter()
-        .map(|(xs, ys)| (xs, ys, 1, false))
+        .partition(|(xs, ys)| xs.len() >= 3 && ys.len() >= 3);
+    let mut candidates: Vec<Candidate> = grids
+        .into_iter()
+        .map(|(xs, ys)| Candidate {
+            xs,
+            ys,
+            header_rows: 1,
+            open: false,
+            parts: None,
+        })
         .collect();
     for bbox in open_tables(rules) {
         let inside = |r: &Rect| {
             let (cx, cy) = ((r.x0 + r.x1) / 2.0, r.center_y());
             bbox.contains_point(cx, cy)
         };
-        if candidates.iter().any(|(xs, ys, _, _)| {
+        let overlaps = |(xs, ys): (&Vec<f32>, &Vec<f32>)| {
             let g = Rect::new(xs[0], ys[0], xs[xs.len() - 1], ys[ys.len() - 1]);
             g.v_overlap(&bbox) > 0.0 && g.x0 < bbox.x1 && bbox.x0 < g.x1
-        }) {
+        };
+        // A band of the box's width is one of its shaded rows; other boxes drawn over it
+        // (a diagram's) leave it alone, as grids do.
+        let row_of_box = |xs: &Vec<f32>| {
+            xs.len() >= 3
+                && (xs[0] - bbox.x0).abs() <= 2.0 * TOUCH
+                && (xs[xs.len() - 1] - bbox.x1).abs() <= 2.0 * TOUCH
+        };
+        if candidates.iter().any(|c| overlaps((&c.xs, &c.ys)))
+            || bands
+                .iter()
+                .any(|(xs, ys)| overlaps((xs, ys)) && !row_of_box(xs))
+        {
             continue;
         }
         let words: Vec<&Word> = items
@@ -50,13 +85,43 @@ pub fn extract(rules: &[Rect], items: &mut Vec<Item>) -> Vec<(Rect, Table)> {
             .flat_map(|r| r.words.iter())
             .filter(|w| inside(&w.rect))
             .collect();
-        if let Some((xs, ys)) = aligned_grid(&words, &bbox) {
+        // The cells of a shaded row, filled one by one, draw the table's column edges. Rows
+        // shaded with other edges are another table's: the rules grouped two tables (and the
+        // text between them), and the box is none.
+        let shaded: Vec<&Vec<f32>> = bands
+            .iter()
+            .filter(|(xs, ys)| overlaps((xs, ys)) && row_of_box(xs))
+            .map(|(xs, _)| xs)
+            .collect();
+        let same = |a: &Vec<f32>, b: &Vec<f32>| {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() <= TOUCH)
+        };
+        if shaded.windows(2).any(|w| !same(w[0], w[1])) {
+            continue;
+        }
+        let columns = shaded.first().map(|xs| xs.to_vec());
+        if let Some((xs, ys)) = aligned_grid(&words, &bbox, columns) {
             let header = header_rows(rules, &bbox, &ys);
-            candidates.push((xs, ys, header, true));
+            let parts = ruled_parts(rules, &bbox, &ys);
+            candidates.push(Candidate {
+                xs,
+                ys,
+                header_rows: header,
+                open: true,
+                parts,
+            });
         }
     }
-    for (xs, ys, header_rows, open) in candidates {
+    for Candidate {
+        xs,
+        ys,
+        mut header_rows,
+        open,
+        parts,
+    } in candidates
+    {
         let bbox = Rect::new(xs[0], ys[0], xs[xs.len() - 1], ys[ys.len() - 1]);
+
         let (rows, cols) = (ys.len() - 1, xs.len() - 1);
         let mut cells: Vec<Vec<Vec<Word>>> = vec![vec![Vec::new(); cols]; rows];
         let mut taken = 0usize;
@@ -111,6 +176,9 @@ pub fn extract(rules: &[Rect], items: &mut Vec<Item>) -> Vec<(Rect, Table)> {
             continue;
         }
         remove_words(items, &xs, &ys);
+        if let Some(parts) = &parts {
+            header_rows = merge_ruled_lines(&mut cells, parts, header_rows);
+        }
         if open {
             merge_wrapped_lines(&mut cells);
         }
@@ -128,6 +196,7 @@ pub fn extract(rules: &[Rect], items: &mut Vec<Item>) -> Vec<(Rect, Table)> {
         };
         let mut table = prune_columns(table);
         if open {
+            merge_header_lines(&mut table);
             merge_continuation_rows(&mut table);
         }
         out.push((bbox, table));
@@ -216,6 +285,40 @@ fn merge_continuation_rows(table: &mut Table) {
         if i < table.header_rows {
             table.header_rows -= 1;
         }
+    }
+}
+
+/// The text lines above an open table's header rule are its header rows; a line that leaves
+/// cells empty and has text only under text of the line above is the second line of header
+/// cells too long for their column ("Trol" over "Cliffdair"), not a header row of its own: it
+/// joins the line above. (A second header row under a spanning group label fills cells the
+/// line above leaves empty.)
+fn merge_header_lines(table: &mut Table) {
+    let text = |c: &Cell| match c.content.first() {
+        Some(Inline::Text { text, .. }) => text.clone(),
+        _ => String::new(),
+    };
+    let mut i = 1;
+    while i < table.header_rows.min(table.rows.len()) {
+        let (above, row) = (&table.rows[i - 1], &table.rows[i]);
+        let filled = row.iter().filter(|c| !c.content.is_empty()).count();
+        let under = row.iter().enumerate().all(|(c, cell)| {
+            cell.content.is_empty() || above.get(c).is_some_and(|a| !a.content.is_empty())
+        });
+        if filled == 0 || filled == row.len() || !under {
+            i += 1;
+            continue;
+        }
+        let row = table.rows.remove(i);
+        for (c, cell) in row.into_iter().enumerate() {
+            if let Some(above) = table.rows[i - 1].get_mut(c) {
+                if !cell.content.is_empty() {
+                    let joined = format!("{} {}", text(above), text(&cell));
+                    above.content = vec![Inline::plain(joined)];
+                }
+            }
+        }
+        table.header_rows -= 1;
     }
 }
 
@@ -372,7 +475,12 @@ fn open_tables(rules: &[Rect]) -> Vec<Rect> {
 }
 
 /// Columns from white gaps through all words of an open table, rows from its text lines.
-fn aligned_grid(words: &[&Word], bbox: &Rect) -> Option<(Vec<f32>, Vec<f32>)> {
+/// `columns`: the column edges when the table draws them (shaded cells).
+fn aligned_grid(
+    words: &[&Word],
+    bbox: &Rect,
+    columns: Option<Vec<f32>>,
+) -> Option<(Vec<f32>, Vec<f32>)> {
     if words.len() < 4 {
         return None;
     }
@@ -388,6 +496,29 @@ fn aligned_grid(words: &[&Word], bbox: &Rect) -> Option<(Vec<f32>, Vec<f32>)> {
         end = end.max(*b);
     }
     xs.push(bbox.x1.max(end + 1.0));
+    if let Some(edges) = columns.filter(|e| e.len() > xs.len()) {
+        // Inner edges drawn, the box's own sides kept; unless words run across them (the
+        // box holds more than the shaded table: text between two tables' rules).
+        let (first, last) = (xs[0], xs[xs.len() - 1]);
+        let inner: Vec<f32> = edges
+            .into_iter()
+            .filter(|&x| x > first + SAME_LINE && x < last - SAME_LINE)
+            .collect();
+        let crossing = words
+            .iter()
+            .filter(|w| {
+                inner
+                    .iter()
+                    .any(|&x| w.rect.x0 < x - 1.0 && w.rect.x1 > x + 1.0)
+            })
+            .count();
+        if crossing * 20 <= words.len() {
+            xs = std::iter::once(first)
+                .chain(inner)
+                .chain(std::iter::once(last))
+                .collect();
+        }
+    }
     let mut rows: Vec<(f32, f32)> = Vec::new();
     let mut sorted: Vec<&&Word> = words.iter().collect();
     sorted.sort_by(|a, b| a.rect.y0.total_cmp(&b.rect.y0));
@@ -406,6 +537,75 @@ fn aligned_grid(words: &[&Word], bbox: &Rect) -> Option<(Vec<f32>, Vec<f32>)> {
     }
     ys.push(bbox.y1.max(rows[rows.len() - 1].1));
     Some((xs, ys))
+}
+
+/// Which of an open table's text lines lie between the same two rules, when its rows are
+/// ruled or shaded (a rule, or a band's edge, across the table between rows): `None` when
+/// no rules part them. One value a line (`ys` are the lines' bounds): how many rules are above
+/// it. Rules part the rows when there are three or more between the top and the bottom
+/// and none of the parts holds more than six lines (rules under the header, above a total
+/// row or between long groups of rows leave the rows to their lines alone).
+fn ruled_parts(rules: &[Rect], bbox: &Rect, ys: &[f32]) -> Option<Vec<usize>> {
+    // Horizontal rule segments inside the box, by height; a height counts where they cover
+    // most of the box's width (a band of cells filled one by one is drawn cell by cell).
+    let mut segs: Vec<&Rect> = rules
+        .iter()
+        .filter(|r| {
+            r.width() >= r.height()
+                && r.center_y() > bbox.y0 + SAME_LINE
+                && r.center_y() < bbox.y1 - SAME_LINE
+                && r.x1 > bbox.x0
+                && r.x0 < bbox.x1
+        })
+        .collect();
+    segs.sort_by(|a, b| a.center_y().total_cmp(&b.center_y()));
+    let mut lines: Vec<f32> = Vec::new();
+    let mut k = 0;
+    while k < segs.len() {
+        let y = segs[k].center_y();
+        let mut covered = 0.0;
+        while k < segs.len() && segs[k].center_y() - y <= SAME_LINE {
+            covered += segs[k].x1.min(bbox.x1) - segs[k].x0.max(bbox.x0);
+            k += 1;
+        }
+        if covered >= 0.8 * bbox.width() {
+            lines.push(y);
+        }
+    }
+    let key: Vec<usize> = ys
+        .windows(2)
+        .map(|w| lines.partition_point(|&l| l < (w[0] + w[1]) / 2.0))
+        .collect();
+    let mut per_part = vec![0usize; lines.len() + 1];
+    for &k in &key {
+        per_part[k] += 1;
+    }
+    (lines.len() >= 3 && per_part.iter().all(|&n| n <= 6)).then_some(key)
+}
+
+/// Joins the lines of a ruled or shaded row ([`ruled_parts`]): a line that leaves a cell
+/// empty continues the line above when no rule parts them (a cell's wrapped lines); a line
+/// that fills every cell starts a row of its own. Returns the header rows left of `header`.
+fn merge_ruled_lines(cells: &mut Vec<Vec<Vec<Word>>>, part: &[usize], header: usize) -> usize {
+    let mut header_left = header;
+    // `r` indexes `cells` as it shrinks, `line` the text line it came from.
+    let mut r = 1;
+    debug_assert_eq!(cells.len(), part.len());
+    for line in 1..part.len().min(cells.len()) {
+        let filled = cells[r].iter().filter(|c| !c.is_empty()).count();
+        if part[line] != part[line - 1] || filled == 0 || filled == cells[r].len() {
+            r += 1;
+            continue;
+        }
+        let row = cells.remove(r);
+        for (c, words) in row.into_iter().enumerate() {
+            cells[r - 1][c].extend(words);
+        }
+        if line < header {
+            header_left -= 1;
+        }
+    }
+    header_left.max(1)
 }
 
 /// Header rows of an open table: the text rows above its second rule, when it has three.
@@ -538,6 +738,102 @@ mod tests {
                 vec!["Epsilon Zeta", "Green", "3"],
             ]
         );
+    }
+
+    /// The edges of a row shaded cell by cell: each cell's fill outlined as four rules.
+    fn shaded_row(edges: &[f32], top: f32, bottom: f32) -> Vec<Rect> {
+        edges
+            .windows(2)
+            .flat_map(|w| {
+                [
+                    Rect::new(w[0], top, w[1], top),
+                    Rect::new(w[0], bottom, w[1], bottom),
+                    Rect::new(w[0], top, w[0], bottom),
+                    Rect::new(w[1], top, w[1], bottom),
+                ]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_striped_open_table_takes_its_columns_and_rows_from_the_shading() {
+        // Rules above and under the header and under the table; every other row shaded, cell
+        // by cell. The first column's text runs up to the second's (no white column an em
+        // wide between them), rows follow at the text's own pitch, and wrapped cells and a
+        // wrapped header leave their other cells empty.
+        let edges = [0.0, 60.0, 120.0, 180.0];
+        let mut rules = vec![
+            Rect::new(0.0, 0.0, 180.0, 1.0),
+            Rect::new(0.0, 29.5, 180.0, 30.5),
+            Rect::new(0.0, 129.5, 180.0, 130.5),
+        ];
+        rules.extend(shaded_row(&edges, 30.0, 58.0));
+        rules.extend(shaded_row(&edges, 72.0, 100.0));
+        let mut items = vec![
+            run(2.0, 4.0, "Name"),
+            run(62.0, 4.0, "Kind"),
+            run(122.0, 4.0, "Count"),
+            run(2.0, 16.0, "Long"),
+            run(2.0, 32.0, "Clandbrea"),
+            run(62.0, 32.0, "Alpha"),
+            run(122.0, 32.0, "12"),
+            run(2.0, 44.0, "tail"),
+            run(2.0, 60.0, "Beta"),
+            run(62.0, 60.0, "Red"),
+            run(122.0, 60.0, "7"),
+            run(2.0, 74.0, "Gamma"),
+            run(62.0, 74.0, "Blue"),
+            run(122.0, 74.0, "3"),
+            run(2.0, 86.0, "more"),
+            run(2.0, 104.0, "Delta"),
+            run(62.0, 104.0, "Green"),
+            run(122.0, 104.0, "5"),
+        ];
+        let found = extract(&rules, &mut items);
+        assert_eq!(
+            found.len(),
+            1,
+            "{:?}",
+            found.iter().map(|f| texts(&f.1)).collect::<Vec<_>>()
+        );
+        let table = &found[0].1;
+        assert_eq!(
+            texts(table),
+            vec![
+                vec!["Name Long", "Kind", "Count"],
+                vec!["Clandbrea tail", "Alpha", "12"],
+                vec!["Beta", "Red", "7"],
+                vec!["Gamma more", "Blue", "3"],
+                vec!["Delta", "Green", "5"],
+            ]
+        );
+        assert_eq!(table.header_rows, 1);
+    }
+
+    #[test]
+    fn a_second_header_line_that_fills_every_cell_is_a_header_row() {
+        // A group label over two of three columns, then the labels under it.
+        let rules = [
+            Rect::new(0.0, 0.0, 300.0, 1.0),
+            Rect::new(0.0, 28.0, 300.0, 29.0),
+            Rect::new(0.0, 70.0, 300.0, 71.0),
+        ];
+        let mut items = vec![
+            run(100.0, 4.0, "Measured"),
+            run(2.0, 16.0, "Name"),
+            run(100.0, 16.0, "Before"),
+            run(200.0, 16.0, "After"),
+            run(2.0, 34.0, "Alpha"),
+            run(100.0, 34.0, "12"),
+            run(200.0, 34.0, "14"),
+            run(2.0, 52.0, "Beta"),
+            run(100.0, 52.0, "7"),
+            run(200.0, 52.0, "9"),
+        ];
+        let found = extract(&rules, &mut items);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].1.header_rows, 2, "{:?}", texts(&found[0].1));
+        assert_eq!(texts(&found[0].1)[1], vec!["Name", "Before", "After"]);
     }
 
     #[test]
