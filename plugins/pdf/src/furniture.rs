@@ -157,7 +157,14 @@ pub fn detect(pages: &[PageItems<'_>], body_size: f32) -> Vec<(Vec<usize>, Vec<u
                         }
                         _ => false,
                     });
-                if ((repeats || is_page_number(&key)) && !in_row)
+                // A list marker set apart from its item's text ("–" then the words): an
+                // item that happens to open several pages, not a running head.
+                let marker = !key.chars().any(|c| c.is_alphanumeric() || c == '#')
+                    && page.items.iter().any(|other| match other {
+                        Item::Run(o) if same_line(o) => o.rect.x0 >= run.rect.x1,
+                        _ => false,
+                    });
+                if ((repeats || is_page_number(&key)) && !in_row && !marker)
                     || (words <= 8
                         && run.size <= 1.05 * body_size
                         && carries_number(&text, index + 1))
@@ -269,6 +276,27 @@ mod tests {
     /// A line of body text across the page at `y`.
     fn body(y: f32) -> Item {
         run(50.0, y, "Plain body text that runs across the page")
+    }
+
+    #[test]
+    fn a_list_marker_that_opens_several_pages_is_not_a_running_head() {
+        // Three pages that each open with a dash item, the dash a run of its own; the
+        // running head above repeats too and is furniture.
+        let page = |item: &'static str| {
+            vec![
+                run(50.0, 20.0, "Annual Review"),
+                run(50.0, 50.0, "\u{2013}"),
+                run(70.0, 50.0, item),
+                body(100.0),
+                body(114.0),
+            ]
+        };
+        let (p1, p2, p3) = (page("First"), page("Second"), page("Third"));
+        let pages = letter_pages(&[&p1, &p2, &p3]);
+        for (top, bottom) in detect(&pages, 10.0) {
+            assert_eq!(top, vec![0]);
+            assert!(bottom.is_empty());
+        }
     }
 
     #[test]
