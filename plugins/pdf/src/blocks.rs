@@ -928,6 +928,19 @@ impl Nesting {
     }
 }
 
+/// A row of three or more cells set apart by column-wide gaps (a table's header row left
+/// alone at the foot of a page): no title however bold, nor text a title is set like.
+fn cell_row(para: &Para) -> bool {
+    para.lines.iter().any(|l| {
+        let em = l.size.max(1.0);
+        l.words
+            .windows(2)
+            .filter(|w| w[1].rect.x0 - w[0].rect.x1 > 2.5 * em)
+            .count()
+            >= 2
+    })
+}
+
 /// The heading level of a paragraph, if it is one.
 fn heading(para: &Para, style: &DocStyle) -> Option<u8> {
     let words: usize = para.lines.iter().map(|l| l.words.len()).sum();
@@ -951,6 +964,9 @@ fn heading(para: &Para, style: &DocStyle) -> Option<u8> {
         return None;
     }
     let size = median(para.lines.iter().map(|l| l.size));
+    if cell_row(para) {
+        return None;
+    }
     // A chapter number set alone in display type ("1" at 40 pt over "Chapter 1. Title"): the
     // label that opens a chapter, a heading of its own though it has no letters.
     if para.lines.len() == 1 && words == 1 && size >= DISPLAY_RATIO * style.body_size {
@@ -1045,7 +1061,7 @@ fn like_next_text(paras: &[Para], style: &DocStyle) -> Vec<bool> {
             };
             let body = match next.kind {
                 Kind::Item { .. } => true,
-                Kind::Text => heading(next, style).is_none(),
+                Kind::Text => heading(next, style).is_none() && !cell_row(next),
             };
             matches!(p.kind, Kind::Text)
                 && body
@@ -1522,6 +1538,48 @@ mod heading_tests {
             "{b:#?}"
         );
         assert_eq!(b.len(), 4, "{b:#?}");
+    }
+
+    #[test]
+    fn a_row_of_cells_is_no_heading_and_leaves_the_heading_above_it() {
+        // A bold section title, then a table's bold header row left alone at the foot of the
+        // page: its three cells stand a column apart.
+        let mut row = line(130.0, 10.0, true, "Name Kind Count");
+        for (k, w) in row.words.iter_mut().enumerate() {
+            let shift = 80.0 * k as f32;
+            w.rect = Rect::new(w.rect.x0 + shift, w.rect.y0, w.rect.x1 + shift, w.rect.y1);
+        }
+        row.rect.x1 = row.words[2].rect.x1;
+        let region = Region {
+            entries: vec![
+                Entry::Line(line(
+                    72.0,
+                    10.0,
+                    false,
+                    "Text of the section before it ends.",
+                )),
+                Entry::Line(line(96.0, 10.0, true, "6. Results Section")),
+                Entry::Line(row),
+            ],
+        };
+        let style = DocStyle {
+            body_size: 10.0,
+            heading_sizes: vec![16.0],
+            bold_styles: Vec::new(),
+        };
+        let b = page_blocks(vec![region], &style, &[], &mut [], None);
+        let headings: Vec<&Block> = b
+            .iter()
+            .filter(|b| matches!(b, Block::Heading { .. }))
+            .collect();
+        assert_eq!(headings.len(), 1, "{b:#?}");
+        let Block::Heading { content, .. } = headings[0] else {
+            unreachable!()
+        };
+        assert!(
+            matches!(content.first(), Some(Inline::Text { text, .. }) if text.starts_with("6. Results")),
+            "{b:#?}"
+        );
     }
 
     #[test]
