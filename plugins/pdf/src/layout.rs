@@ -627,10 +627,10 @@ impl SideStats {
 /// on both sides. Needs three such lines a side; true when fewer than two fifths of the
 /// side with fewer have one on the other side's baseline.
 fn independent(a: &SideStats, b: &SideStats, size: f32) -> bool {
-    let (few, many) = if a.fresh.len() <= b.fresh.len() {
-        (&a.fresh, &b.fresh)
+    let (few, many, many_lines) = if a.fresh.len() <= b.fresh.len() {
+        (&a.fresh, &b.fresh, b.baselines.len())
     } else {
-        (&b.fresh, &a.fresh)
+        (&b.fresh, &a.fresh, a.baselines.len())
     };
     if few.len() < 3 {
         return false;
@@ -642,7 +642,12 @@ fn independent(a: &SideStats, b: &SideStats, size: f32) -> bool {
             many.get(at).is_some_and(|m| *m <= y + 0.3 * size)
         })
         .count();
+    // Columns on one line pitch meet by chance where the other side starts lines afresh
+    // often: with four or more such lines, half of them meeting is still chance when it is
+    // about what that share predicts (a table's rows meet nearly all).
+    let chance = few.len() as f32 * many.len() as f32 / many_lines.max(1) as f32;
     together * 5 < few.len() * 2
+        || (few.len() >= 4 && together * 2 <= few.len() && together as f32 <= 2.0 * chance + 1.0)
 }
 
 /// A list marker that starts an item on its own line: what a table's marker column may hold
@@ -976,6 +981,31 @@ mod tests {
         let (left, right) = narrow_columns(&[0, 4, 7, 10], &[0, 4, 7, 10]);
         let (l, r): (Vec<&Item>, Vec<&Item>) = (left.iter().collect(), right.iter().collect());
         assert!(!is_gutter(&l, &r, 10.0));
+    }
+
+    #[test]
+    fn columns_on_one_pitch_that_meet_by_chance_are_independent() {
+        // Twenty lines a side on one line pitch. The left starts four sentences; the right
+        // starts seven, and two of the left's fall on two of them: about what chance gives.
+        let side = |x: f32, fresh: &[usize]| -> Vec<Item> {
+            (0..20)
+                .map(|k| {
+                    let text = if fresh.contains(&k) {
+                        "Starts a sentence afresh"
+                    } else {
+                        "and carries one on further"
+                    };
+                    run(x, 12.0 * k as f32, text)
+                })
+                .collect()
+        };
+        let stats = |items: &[Item]| SideStats::of(&items.iter().collect::<Vec<_>>(), 10.0);
+        let left = stats(&side(0.0, &[0, 6, 12, 17]));
+        let right = stats(&side(200.0, &[0, 3, 6, 9, 13, 16, 19]));
+        assert!(independent(&left, &right, 10.0));
+        // Where the four all meet lines the other side starts (a table's rows), they are not.
+        let right = stats(&side(200.0, &[0, 3, 6, 12, 14, 17, 19]));
+        assert!(!independent(&left, &right, 10.0));
     }
 
     #[test]
