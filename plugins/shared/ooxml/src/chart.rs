@@ -79,6 +79,8 @@ pub fn read(xml: &[u8]) -> Chart {
     let mut ser_depth = None;
     let mut pt_idx = 0usize;
     let mut in_value = false;
+    // Inside a number cache or literal: its points are numbers, not text.
+    let mut numeric = false;
     loop {
         match reader.read_event() {
             Ok(Event::Start(e)) => {
@@ -107,11 +109,16 @@ pub fn read(xml: &[u8]) -> Chart {
                     }
                     b"pt" => pt_idx = attr(&e, b"idx").and_then(|v| v.parse().ok()).unwrap_or(0),
                     b"v" | b"t" => in_value = true,
+                    b"numCache" | b"numLit" => numeric = true,
                     _ => {}
                 }
             }
             Ok(Event::Text(t)) if in_value => {
                 let Ok(t) = t.unescape() else { continue };
+                let t = match numeric.then(|| general_number(&t)).flatten() {
+                    Some(n) => n.into(),
+                    None => t,
+                };
                 if title_depth.is_some() {
                     title.push_str(&t);
                 } else if let Some(s) = series.last_mut().filter(|_| ser_depth.is_some()) {
@@ -130,6 +137,7 @@ pub fn read(xml: &[u8]) -> Chart {
             Ok(Event::End(e)) => {
                 match e.local_name().as_ref() {
                     b"v" | b"t" => in_value = false,
+                    b"numCache" | b"numLit" => numeric = false,
                     b"tx" | b"cat" | b"val" | b"xVal" | b"yVal"
                         if ser_depth.is_some_and(|d| d + 1 == depth) =>
                     {
@@ -161,6 +169,28 @@ pub fn read(xml: &[u8]) -> Chart {
         title: found_title,
         table: to_table(&series),
     }
+}
+
+/// A cached number as Excel's General format shows it, where that differs from the text:
+/// at most 15 significant digits, the precision Excel keeps (a part stores the double's
+/// shortest exact form, `4.4000000000000004` for the 4.4 typed into the sheet).
+fn general_number(text: &str) -> Option<String> {
+    let t = text.trim();
+    let digits = t
+        .bytes()
+        .take_while(|b| !matches!(b, b'e' | b'E'))
+        .filter(u8::is_ascii_digit)
+        .count();
+    if digits <= 15 {
+        return None;
+    }
+    let x = t.parse::<f64>().ok().filter(|x| x.is_finite())?;
+    let rounded = format!("{x:.14e}").parse::<f64>().ok()?;
+    Some(if t.contains(['e', 'E']) {
+        format!("{rounded:E}")
+    } else {
+        rounded.to_string()
+    })
 }
 
 /// Points by index: the first text given for each index, `None` where there is none.
@@ -236,6 +266,27 @@ mod tests {
             Block::Paragraph(vec![Inline::styled("Chart: Sales", Style::BOLD)])
         );
         assert_eq!(blocks[1], Block::Table(t));
+    }
+
+    #[test]
+    fn cached_numbers_read_as_excel_shows_them() {
+        // Parts store the double's exact form; Excel shows 15 significant digits. Text
+        // categories are never rewritten, whatever they look like.
+        let xml = br#"<c:chartSpace xmlns:c="c"><c:chart><c:plotArea><c:barChart><c:ser>
+<c:cat><c:strRef><c:strCache><c:pt idx="0"><c:v>0.30000000000000004</c:v></c:pt><c:pt idx="1"><c:v>b</c:v></c:pt></c:strCache></c:strRef></c:cat>
+<c:val><c:numRef><c:numCache><c:formatCode>General</c:formatCode><c:pt idx="0"><c:v>4.4000000000000004</c:v></c:pt><c:pt idx="1"><c:v>1.2345678901234567E-5</c:v></c:pt></c:numCache></c:numRef></c:val></c:ser>
+<c:ser><c:cat><c:numLit><c:pt idx="0"><c:v>2.0000000000000004</c:v></c:pt></c:numLit></c:cat><c:val><c:numLit><c:pt idx="0"><c:v>0.1</c:v></c:pt><c:pt idx="1"><c:v>-7.7999999999999998</c:v></c:pt></c:numLit></c:val></c:ser>
+</c:barChart></c:plotArea></c:chart></c:chartSpace>"#;
+        let t = read(xml).table.expect("table");
+        let text = |r: usize, c: usize| match t.rows[r][c].content.first() {
+            Some(Inline::Text { text, .. }) => text.clone(),
+            _ => String::new(),
+        };
+        assert_eq!(text(1, 0), "0.30000000000000004");
+        assert_eq!(text(1, 1), "4.4");
+        assert_eq!(text(2, 1), "1.23456789012346E-5");
+        assert_eq!(text(1, 2), "0.1");
+        assert_eq!(text(2, 2), "-7.8");
     }
 
     #[test]
