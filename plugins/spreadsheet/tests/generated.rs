@@ -540,6 +540,32 @@ fn excel4_macro_sheets_are_dropped_not_fatal() {
 }
 
 #[test]
+fn a_sheet_without_a_part_is_dropped_not_fatal() {
+    // The workbook lists a sheet whose relationship id is empty (a part a tool lost).
+    let data = r#"<row r="1"><c r="A1"><v>1</v></c></row>"#;
+    let mut entries = xlsx_entries(&[("Data", data.into(), "")], &[]);
+    for (name, bytes) in &mut entries {
+        if name == "xl/workbook.xml" {
+            let text = String::from_utf8(bytes.clone()).expect("utf8");
+            *bytes = text
+                .replace(
+                    "</sheets>",
+                    r#"<sheet name="Module" sheetId="2" r:id=""/><sheet name="Gone" sheetId="3" r:id="rId9"/></sheets>"#,
+                )
+                .into_bytes();
+        }
+    }
+    let refs: Vec<(&str, Vec<u8>)> = entries
+        .iter()
+        .map(|(n, d)| (n.as_str(), d.clone()))
+        .collect();
+    let doc = convert(&zip(&refs), XLSX, "l.xlsx").expect("converts without the lost sheets");
+    assert_eq!(doc.parts.len(), 1);
+    assert_eq!(doc.parts[0].name.as_deref(), Some("Data"));
+    assert_eq!(rows(&doc, 0), [["1"]]);
+}
+
+#[test]
 fn ods_sheets_convert() {
     let content = r#"<?xml version="1.0" encoding="UTF-8"?>
 <office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2">
