@@ -91,12 +91,18 @@ pub fn flatten_child(child: &Node<'_>, mixed: bool, sup: bool, style: Style, run
             }
         }
         Node::Element(c) => {
+            if c.is(names::NOT_SHOWN) {
+                return;
+            }
             let blockish = c.is(names::BLOCKISH);
             if !mixed || blockish || c.space_before {
                 runs.space();
             }
             if c.is(names::BREAK) {
-                runs.space();
+                // TEI marks a line that begins inside a word `break="no"`
+                if c.attr("break") != Some("no") {
+                    runs.space();
+                }
                 return;
             }
             let mut s = style;

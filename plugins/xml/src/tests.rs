@@ -345,6 +345,34 @@ fn data_xml_keeps_names_and_a_wrapper_names_its_value() {
 }
 
 #[test]
+fn index_terms_are_not_text_and_tei_line_beginnings_separate_words() {
+    let b = blocks(
+        "<article><title>Terms</title>\
+         <para>Index terms<indexterm><primary>index term</primary><secondary>multi-level</secondary></indexterm> \
+         consist of <indexterm><primary>food</primary></indexterm>words.</para>\
+         <indexterm><primary>loose</primary></indexterm>\
+         <para>A <index-term><term>jats</term></index-term>term.</para>\
+         <p>There is a break<lb/>here and a hy<lb break=\"no\"/>phen.</p></article>",
+    );
+    let text: Vec<String> = b
+        .iter()
+        .map(|b| match b {
+            Block::Paragraph(p) | Block::Heading { content: p, .. } => text_of(p),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        text,
+        [
+            "Terms",
+            "Index terms consist of words.",
+            "A term.",
+            "There is a break here and a hyphen."
+        ]
+    );
+}
+
+#[test]
 fn tei_tables_and_captions_held_by_the_table() {
     let b = blocks(
         "<TEI><text><body><p>Before.</p>\
