@@ -169,6 +169,15 @@ fn a_wider_cell_spans_the_columns_its_edges_cover() {
 }
 
 #[test]
+fn bytes_after_the_documents_last_brace_are_not_text() {
+    let b = blocks("{\\rtf1\\ansi Body\\par\n}\r\n\u{fffd}8$DM\u{fffd}q junk");
+    assert_eq!(b, [Block::text("Body")]);
+    // A stray brace before more RTF still reads what follows it.
+    let b = blocks("{\\rtf1\\ansi one\\par}} two\\par}");
+    assert_eq!(b, [Block::text("one"), Block::text("two")]);
+}
+
+#[test]
 fn nested_tables_fallback_text_is_not_read_twice() {
     // Word follows every nested row with `{\nonesttables …}`: the same cells as plain
     // paragraphs for readers that cannot nest tables.
