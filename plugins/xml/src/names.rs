@@ -23,6 +23,7 @@ pub const BLOCKISH: Kind = 1 << 11;
 pub const SUP: Kind = 1 << 12;
 pub const BREAK: Kind = 1 << 13;
 pub const NOT_SHOWN: Kind = 1 << 14;
+pub const CODE: Kind = 1 << 15;
 
 /// The role bits of an element named `local` (with namespace `prefix`).
 pub fn classify(local: &str, prefix: Option<&str>) -> Kind {
@@ -48,7 +49,30 @@ pub fn classify(local: &str, prefix: Option<&str>) -> Kind {
     // TEI's `<lb/>` begins a new line of the source text.
     set(matches!(local, "break" | "br" | "lb"), BREAK);
     set(is_not_shown(local), NOT_SHOWN);
+    set(is_code(local), CODE);
     k
+}
+
+/// Elements of code or preformatted text: what they hold is shown as written, so markup in
+/// it (`<preformat>{ &lt;code&gt; }</preformat>`) is text, never escaped HTML.
+fn is_code(local: &str) -> bool {
+    matches!(
+        local,
+        "code"
+            | "pre"
+            | "preformat"
+            | "programlisting"
+            | "screen"
+            | "literal"
+            | "literallayout"
+            | "computeroutput"
+            | "userinput"
+            | "monospace"
+            | "tt"
+            | "kbd"
+            | "samp"
+            | "tex-math"
+    )
 }
 
 /// Markup for other renderings that a reader of the text never sees: an index entry sits

@@ -107,6 +107,26 @@ fn rss_channel_and_items() {
 }
 
 #[test]
+fn escaped_html_that_opens_with_text_reads_as_html() {
+    // A feed's description often starts with words: its tags are markup all the same.
+    let b = blocks(
+        "<rss><channel><title>Forum</title><item><title>Question</title>\
+         <description>Hi all!&lt;br /&gt;\n&lt;br /&gt;\nMy code: &amp;lt;?php echo 1;</description>\
+         </item></channel></rss>",
+    );
+    assert_eq!(b[2], Block::text("Hi all!"), "{b:#?}");
+    assert_eq!(b[3], Block::text("My code: <?php echo 1;"), "{b:#?}");
+    // Code shows markup as written.
+    let b = blocks(
+        "<article><p>Some text that reads as a paragraph of prose.</p>\
+         <p>Another paragraph with a sentence <italic>and</italic> a word.</p>\
+         <preformat>{ &lt;code&gt; }</preformat><code>&lt;p&gt;x&lt;/p&gt;</code></article>",
+    );
+    assert_eq!(b[2], Block::text("{ <code> }"), "{b:#?}");
+    assert_eq!(b[3], Block::text("<p>x</p>"), "{b:#?}");
+}
+
+#[test]
 fn tables_xhtml_and_cals() {
     let b = blocks(
         "<doc><table><thead><tr><th>A</th><th>B</th></tr></thead><tbody><tr><td colspan='2'>x<p>y</p></td></tr></tbody></table>\
