@@ -676,6 +676,16 @@ fn alternate_content_reads_one_branch_only() {
 }
 
 #[test]
+fn a_choice_needing_an_unread_namespace_gives_way_to_its_fallback() {
+    // Word writes a chart-extension chart (histogram, waterfall …) as a Choice requiring
+    // `cx1`, with a picture of it as the Fallback.
+    let body = r#"<w:p><w:r><mc:AlternateContent><mc:Choice Requires="cx1"><w:drawing><wp:inline><wp:docPr id="1" name="Chart 1"/><a:graphic><a:graphicData uri="http://schemas.microsoft.com/office/drawing/2014/chartex"><cx:chart xmlns:cx="cx" r:id="rId4"/></a:graphicData></a:graphic></wp:inline></w:drawing></mc:Choice><mc:Fallback><w:pict><v:shape><v:textbox><w:txbxContent><w:p><w:r><w:t>Fallback text</w:t></w:r></w:p></w:txbxContent></v:textbox></v:shape></w:pict></mc:Fallback></mc:AlternateContent></w:r></w:p>"#;
+    let doc = run(&docx(body, &[]));
+    let text = text_of(&doc);
+    assert_eq!(text.matches("Fallback text").count(), 1, "{text}");
+}
+
+#[test]
 fn headers_once_at_start_page_numbers_skipped_footers_at_end() {
     let body = format!(
         "{}<w:sectPr><w:headerReference w:type=\"default\" r:id=\"rId13\"/><w:headerReference w:type=\"first\" r:id=\"rId16\"/><w:footerReference w:type=\"default\" r:id=\"rId14\"/></w:sectPr>",
