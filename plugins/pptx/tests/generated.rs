@@ -331,10 +331,10 @@ fn deep_nesting_is_cut_off_not_a_stack_overflow() {
 
 #[test]
 fn a_choice_needing_an_unread_namespace_gives_way_to_its_fallback() {
-    // PowerPoint writes a new chart kind (chartex) as a Choice with a Fallback picture; a
-    // text box Choice (no unread namespace) is still read from the Choice.
-    let cx = r#"<mc:AlternateContent><mc:Choice Requires="cx1"><p:graphicFrame><p:xfrm><a:off x="0" y="100"/></p:xfrm><a:graphic><a:graphicData uri="http://schemas.microsoft.com/office/drawing/2014/chartex"><cx:chart xmlns:cx="cx" r:id="rCx"/></a:graphicData></a:graphic></p:graphicFrame></mc:Choice><mc:Fallback>"#;
-    let fallback = sp(None, 0, 100, &para("Fallback of the chart"));
+    // PowerPoint writes a 3D model as a Choice with a Fallback picture; a text box Choice
+    // (no unread namespace) is still read from the Choice.
+    let cx = r#"<mc:AlternateContent><mc:Choice Requires="am3d"><p:graphicFrame><p:xfrm><a:off x="0" y="100"/></p:xfrm><a:graphic><a:graphicData uri="http://schemas.microsoft.com/office/drawing/2017/model3d"><am3d:model3d xmlns:am3d="am3d" r:embed="rM"/></a:graphicData></a:graphic></p:graphicFrame></mc:Choice><mc:Fallback>"#;
+    let fallback = sp(None, 0, 100, &para("Fallback of the model"));
     let boxed = format!(
         r#"<mc:AlternateContent><mc:Choice Requires="p14">{}</mc:Choice><mc:Fallback>{}</mc:Fallback></mc:AlternateContent>"#,
         sp(None, 0, 200, &para("Choice text")),
@@ -368,7 +368,7 @@ fn a_choice_needing_an_unread_namespace_gives_way_to_its_fallback() {
         .expect("converts");
     assert_eq!(
         text_of(&doc.parts[0].blocks),
-        ["Fallback of the chart", "Choice text"]
+        ["Fallback of the model", "Choice text"]
     );
 }
 

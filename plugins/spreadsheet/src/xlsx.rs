@@ -311,7 +311,7 @@ fn sheet_charts(zip: &mut SafeZip<'_>, rels: &HashMap<String, Relationship>) -> 
         };
         let mut charts: Vec<_> = rels
             .into_values()
-            .filter(|r| r.kind == "chart" && !r.external)
+            .filter(|r| (r.kind == "chart" || r.kind == "chartEx") && !r.external)
             .collect();
         charts.sort_by(|a, b| a.id.cmp(&b.id));
         for rel in charts {
