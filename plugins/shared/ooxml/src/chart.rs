@@ -349,7 +349,8 @@ fn read_ex(xml: &[u8]) -> Chart {
 
 /// A cached number as Excel's General format shows it, where that differs from the text:
 /// at most 15 significant digits, the precision Excel keeps (a part stores the double's
-/// shortest exact form, `4.4000000000000004` for the 4.4 typed into the sheet).
+/// shortest exact form, `4.4000000000000004` for the 4.4 typed into the sheet, and
+/// `4.0000000000000029E-2` for 0.04).
 fn general_number(text: &str) -> Option<String> {
     let t = text.trim();
     let digits = t
@@ -362,10 +363,12 @@ fn general_number(text: &str) -> Option<String> {
     }
     let x = t.parse::<f64>().ok().filter(|x| x.is_finite())?;
     let rounded = format!("{x:.14e}").parse::<f64>().ok()?;
-    Some(if t.contains(['e', 'E']) {
-        format!("{rounded:E}")
-    } else {
+    // General writes decimals, and exponents only for magnitudes a cell cannot show so
+    let plain = rounded == 0.0 || (1e-9..1e15).contains(&rounded.abs());
+    Some(if plain {
         rounded.to_string()
+    } else {
+        format!("{rounded:E}")
     })
 }
 
@@ -485,7 +488,7 @@ mod tests {
         let xml = br#"<c:chartSpace xmlns:c="c"><c:chart><c:plotArea><c:barChart><c:ser>
 <c:cat><c:strRef><c:strCache><c:pt idx="0"><c:v>0.30000000000000004</c:v></c:pt><c:pt idx="1"><c:v>b</c:v></c:pt></c:strCache></c:strRef></c:cat>
 <c:val><c:numRef><c:numCache><c:formatCode>General</c:formatCode><c:pt idx="0"><c:v>4.4000000000000004</c:v></c:pt><c:pt idx="1"><c:v>1.2345678901234567E-5</c:v></c:pt></c:numCache></c:numRef></c:val></c:ser>
-<c:ser><c:cat><c:numLit><c:pt idx="0"><c:v>2.0000000000000004</c:v></c:pt></c:numLit></c:cat><c:val><c:numLit><c:pt idx="0"><c:v>0.1</c:v></c:pt><c:pt idx="1"><c:v>-7.7999999999999998</c:v></c:pt></c:numLit></c:val></c:ser>
+<c:ser><c:cat><c:numLit><c:pt idx="0"><c:v>2.0000000000000004</c:v></c:pt></c:numLit></c:cat><c:val><c:numLit><c:pt idx="0"><c:v>0.1</c:v></c:pt><c:pt idx="1"><c:v>-7.7999999999999998</c:v></c:pt><c:pt idx="2"><c:v>4.0000000000000029E-2</c:v></c:pt><c:pt idx="3"><c:v>1.2345678901234567E+20</c:v></c:pt></c:numLit></c:val></c:ser>
 </c:barChart></c:plotArea></c:chart></c:chartSpace>"#;
         let t = read(xml).table.expect("table");
         let text = |r: usize, c: usize| match t.rows[r][c].content.first() {
@@ -494,9 +497,11 @@ mod tests {
         };
         assert_eq!(text(1, 0), "0.30000000000000004");
         assert_eq!(text(1, 1), "4.4");
-        assert_eq!(text(2, 1), "1.23456789012346E-5");
+        assert_eq!(text(2, 1), "0.0000123456789012346");
         assert_eq!(text(1, 2), "0.1");
         assert_eq!(text(2, 2), "-7.8");
+        assert_eq!(text(3, 2), "0.04");
+        assert_eq!(text(4, 2), "1.23456789012346E20");
     }
 
     #[test]
