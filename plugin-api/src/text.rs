@@ -364,6 +364,25 @@ mod tests {
     }
 
     #[test]
+    fn a_latin_guess_that_makes_lone_letters_of_signs_is_windows_1252() {
+        // chardetng reads two pound signs in English as Polish `Ł`.
+        let d = decode(
+            b"if they draw I stand to lift \xa3825, not bad for a \xa32 bet.",
+            None,
+        );
+        assert_eq!(
+            d.text,
+            "if they draw I stand to lift £825, not bad for a £2 bet."
+        );
+        // Central European text keeps its guess: its letters sit inside words.
+        let pl = decode(
+            b"Za\xbf\xf3\xb3\xe6 g\xea\xb6l\xb1 ja\xbc\xf1. \xa3\xf3d\xbc to miasto.",
+            None,
+        );
+        assert!(pl.text.contains("Łódź"), "{}", pl.text);
+    }
+
+    #[test]
     fn text_or_binary() {
         assert!(looks_like_text(b"plain text\n"));
         assert!(looks_like_text(b"caf\xe9"));

@@ -70,9 +70,44 @@ pub(super) fn refine(bytes: &[u8], guess: &'static Encoding) -> Legacy {
         }
     }
     if latin {
+        if guess != encoding_rs::WINDOWS_1252 && signs_not_letters(bytes, guess) {
+            return Legacy::Whatwg(encoding_rs::WINDOWS_1252);
+        }
         return cyrillic_instead_of_latin(bytes).unwrap_or(Legacy::Whatwg(guess));
     }
     Legacy::Whatwg(guess)
+}
+
+/// Whether text a Latin encoding other than windows-1252 was guessed for is windows-1252
+/// text whose few non-ASCII bytes are signs: every one stands apart from letters (`lift
+/// \xa3825`), the guess reads each as a letter (`Ł825`: a letter alone beside digits, which
+/// no language writes) and windows-1252 as a sign (`£825`). A byte inside or beside a word
+/// keeps the guess, so Central European text is never touched.
+fn signs_not_letters(bytes: &[u8], guess: &'static Encoding) -> bool {
+    let letter_byte = |b: Option<&u8>| b.is_some_and(|&c| c.is_ascii_alphabetic() || c >= 0x80);
+    let reads_letter = |enc: &'static Encoding, b: u8| {
+        let mut out = [0u16; 2];
+        let (_, _, written, _) =
+            enc.new_decoder_without_bom_handling()
+                .decode_to_utf16(&[b], &mut out, true);
+        written == 1 && char::from_u32(u32::from(out[0])).is_some_and(char::is_alphabetic)
+    };
+    let mut any = false;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b < 0x80 {
+            continue;
+        }
+        let before = i.checked_sub(1).and_then(|j| bytes.get(j));
+        if letter_byte(before)
+            || letter_byte(bytes.get(i + 1))
+            || !reads_letter(guess, b)
+            || reads_letter(encoding_rs::WINDOWS_1252, b)
+        {
+            return false;
+        }
+        any = true;
+    }
+    any
 }
 
 const LATIN: [&Encoding; 14] = [

@@ -5,8 +5,9 @@
 //!
 //! Choices that matter:
 //! - deleted (`w:del`, `w:moveFrom`) content is dropped, inserted content kept;
-//! - of an `mc:AlternateContent`, exactly one branch is read (the first Choice, else the
-//!   Fallback), so a text box or picture never appears twice;
+//! - of an `mc:AlternateContent`, exactly one branch is read (the first Choice whose
+//!   namespaces we read, else the Fallback: `quire_ooxml::reads_choice`), so a text box or
+//!   picture never appears twice;
 //! - field instructions are never output, only field results; `HYPERLINK` fields become links;
 //! - hidden runs (`w:vanish`, `w:webHidden`) are dropped;
 //! - linked (external) images are never fetched: they appear as skipped images;
@@ -344,7 +345,12 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
         loop {
             match x.next()? {
                 Ev::Start(e) => {
-                    if !taken && matches!(name(&e), b"Choice" | b"Fallback") {
+                    let readable = name(&e) == b"Fallback"
+                        || (name(&e) == b"Choice"
+                            && quire_ooxml::reads_choice(
+                                &attr(&e, b"Requires").unwrap_or_default(),
+                            ));
+                    if !taken && readable {
                         taken = true;
                         f(self, x)?;
                     } else {

@@ -676,6 +676,39 @@ fn alternate_content_reads_one_branch_only() {
 }
 
 #[test]
+fn a_choice_needing_an_unread_namespace_gives_way_to_its_fallback() {
+    // Word writes a 3D model as a Choice requiring `am3d`, with a picture of it as the
+    // Fallback; a chart-extension chart (waterfall, histogram …, `cx1`) is read from its
+    // Choice, as a table of its cached data.
+    let fallback = r#"<mc:Fallback><w:pict><v:shape><v:textbox><w:txbxContent><w:p><w:r><w:t>Fallback text</w:t></w:r></w:p></w:txbxContent></v:textbox></v:shape></w:pict></mc:Fallback>"#;
+    let body = format!(
+        r#"<w:p><w:r><mc:AlternateContent><mc:Choice Requires="am3d"><w:drawing><wp:inline><wp:docPr id="1" name="3D Model 1"/><a:graphic><a:graphicData uri="http://schemas.microsoft.com/office/drawing/2017/model3d"><am3d:model3d xmlns:am3d="am3d" r:embed="rId9"/></a:graphicData></a:graphic></wp:inline></w:drawing></mc:Choice>{fallback}</mc:AlternateContent></w:r></w:p>"#
+    );
+    let text = text_of(&run(&docx(&body, &[])));
+    assert_eq!(text.matches("Fallback text").count(), 1, "{text}");
+
+    let body = format!(
+        r#"<w:p><w:r><mc:AlternateContent><mc:Choice Requires="cx1"><w:drawing><wp:inline><wp:docPr id="1" name="Chart 1"/><a:graphic><a:graphicData uri="http://schemas.microsoft.com/office/drawing/2014/chartex"><cx:chart xmlns:cx="cx" r:id="rId17"/></a:graphicData></a:graphic></wp:inline></w:drawing></mc:Choice>{fallback}</mc:AlternateContent></w:r></w:p>"#
+    );
+    let chartex = r#"<cx:chartSpace xmlns:cx="http://schemas.microsoft.com/office/drawing/2014/chartex"><cx:chartData><cx:data id="0"><cx:numDim type="val"><cx:lvl ptCount="2"><cx:pt idx="0">100</cx:pt><cx:pt idx="1">-40</cx:pt></cx:lvl></cx:numDim></cx:data></cx:chartData><cx:chart><cx:plotArea><cx:plotAreaRegion><cx:series layoutId="waterfall"><cx:tx><cx:txData><cx:v>Flow</cx:v></cx:txData></cx:tx><cx:dataId val="0"/></cx:series></cx:plotAreaRegion></cx:plotArea></cx:chart></cx:chartSpace>"#;
+    let doc = run(&docx(
+        &body,
+        &[("word/charts/chart1.xml", chartex.as_bytes())],
+    ));
+    let text = text_of(&doc);
+    assert!(!text.contains("Fallback text"), "{text}");
+    let table = blocks(&doc)
+        .iter()
+        .find_map(|b| match b {
+            Block::Table(t) => Some(t.clone()),
+            _ => None,
+        })
+        .expect("chart table");
+    assert_eq!(table.rows.len(), 3);
+    assert!(text.contains("Flow") && text.contains("-40"), "{text}");
+}
+
+#[test]
 fn headers_once_at_start_page_numbers_skipped_footers_at_end() {
     let body = format!(
         "{}<w:sectPr><w:headerReference w:type=\"default\" r:id=\"rId13\"/><w:headerReference w:type=\"first\" r:id=\"rId16\"/><w:footerReference w:type=\"default\" r:id=\"rId14\"/></w:sectPr>",

@@ -120,12 +120,22 @@ impl Dom {
     /// Visits every node under `id` in document order (not `id` itself), without recursion;
     /// `visit` returns whether to descend into the node's children.
     pub fn walk_subtree(&self, id: NodeId, mut visit: impl FnMut(NodeId, &Node) -> bool) {
+        self.walk_subtree_leaving(id, |child, node, leaving| !leaving && visit(child, node));
+    }
+
+    /// [`Dom::walk_subtree`], also told when the walk leaves a node whose children it
+    /// entered (`leaving` true; the answer is then ignored).
+    pub fn walk_subtree_leaving(
+        &self,
+        id: NodeId,
+        mut visit: impl FnMut(NodeId, &Node, bool) -> bool,
+    ) {
         let Some(root) = self.nodes.get(id) else {
             return;
         };
         let mut cur = root.first_child;
         while let Some(node) = self.nodes.get(cur) {
-            if visit(cur, node) && node.first_child != NONE {
+            if visit(cur, node, false) && node.first_child != NONE {
                 cur = node.first_child;
                 continue;
             }
@@ -141,6 +151,9 @@ impl Dom {
                     break;
                 }
                 at = n.parent;
+                if let Some(parent) = self.nodes.get(at) {
+                    visit(at, parent, true);
+                }
             }
         }
     }

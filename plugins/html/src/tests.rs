@@ -294,6 +294,25 @@ fn pre_code_quote_rule_and_images() {
 }
 
 #[test]
+fn block_elements_inside_preformatted_text_keep_their_own_lines() {
+    // An unclosed <p> inside <pre> is a child of the pre (the parser keeps it there), as are
+    // the divs a syntax highlighter writes one per line.
+    let doc = convert(
+        "<pre>first<p>second</pre><pre><div>a = 1</div><div>b = 2</div>tail</pre>\
+         <pre>x<span>y</span><br>z</pre>",
+    );
+    let b = blocks(&doc);
+    let texts: Vec<&str> = b
+        .iter()
+        .map(|b| match b {
+            Block::Code { text, .. } => text.as_str(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(texts, ["first\nsecond", "a = 1\nb = 2\ntail", "xy\nz"]);
+}
+
+#[test]
 fn invisible_content_is_dropped() {
     let doc = convert(
         "<body><nav>Menu</nav><noscript>Enable JS</noscript><template><p>T</p></template>\

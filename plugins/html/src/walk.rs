@@ -449,25 +449,44 @@ impl<'d> Walker<'d> {
         flow.inlines.atom(Inline::Image(Box::new(image)));
     }
 
-    /// Text of a subtree as written (for `pre` and `code`), `<br>` as a newline; skipped
+    /// Text of a subtree as written (for `pre` and `code`), `<br>` as a newline and a
+    /// block element on lines of its own (`<pre>a<p>b</p>c</pre>` shows three lines); skipped
     /// elements contribute nothing. Iterative, so depth does not matter.
     pub fn text_content(&self, id: NodeId) -> String {
         let mut out = String::new();
-        self.dom.walk_subtree(id, |_, node| match &node.data {
-            NodeData::Text(t) => {
-                out.push_str(t);
-                false
+        let new_line = |out: &mut String| {
+            if !out.is_empty() && !out.ends_with('\n') {
+                out.push('\n');
             }
-            NodeData::Element(e) => match e.html_name().map(|n| &**n) {
-                Some("br") => {
-                    out.push('\n');
+        };
+        self.dom
+            .walk_subtree_leaving(id, |_, node, leaving| match &node.data {
+                NodeData::Text(t) => {
+                    out.push_str(t);
                     false
                 }
-                Some("script" | "style" | "template" | "noscript") | None => false,
-                _ => !is_hidden(e),
-            },
-            _ => false,
-        });
+                NodeData::Element(e) => match e.html_name().map(|n| &**n) {
+                    Some(name) if leaving => {
+                        if breaks_lines(name) {
+                            new_line(&mut out);
+                        }
+                        false
+                    }
+                    Some("br") => {
+                        out.push('\n');
+                        false
+                    }
+                    Some("script" | "style" | "template" | "noscript") | None => false,
+                    Some(name) => {
+                        let shown = !is_hidden(e);
+                        if shown && breaks_lines(name) {
+                            new_line(&mut out);
+                        }
+                        shown
+                    }
+                },
+                _ => false,
+            });
         out
     }
 
@@ -478,6 +497,56 @@ impl<'d> Walker<'d> {
         flow.inlines.text(&text, self.style());
         flow.inlines.soft_space();
     }
+}
+
+/// Elements a browser lays out as blocks: inside preformatted text their content starts on
+/// a line of its own and what follows them on the next.
+fn breaks_lines(name: &str) -> bool {
+    matches!(
+        name,
+        "p" | "div"
+            | "section"
+            | "article"
+            | "main"
+            | "header"
+            | "footer"
+            | "aside"
+            | "address"
+            | "figure"
+            | "figcaption"
+            | "center"
+            | "hgroup"
+            | "form"
+            | "fieldset"
+            | "legend"
+            | "details"
+            | "summary"
+            | "dialog"
+            | "search"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "ul"
+            | "ol"
+            | "menu"
+            | "dir"
+            | "li"
+            | "dl"
+            | "dt"
+            | "dd"
+            | "blockquote"
+            | "pre"
+            | "listing"
+            | "xmp"
+            | "plaintext"
+            | "table"
+            | "caption"
+            | "tr"
+            | "hr"
+    )
 }
 
 /// Elements a reader never sees.

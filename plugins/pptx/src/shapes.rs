@@ -4,7 +4,8 @@
 //! Transitional and Strict namespaces read alike. Group shapes are flattened: their children's
 //! offsets are mapped through the group's transform (`a:off`/`a:ext` against
 //! `a:chOff`/`a:chExt`), so reading order can be decided on slide coordinates. Markup
-//! compatibility blocks (`mc:AlternateContent`) are read from their first `mc:Choice` only.
+//! compatibility blocks (`mc:AlternateContent`) are read from one branch only: the first
+//! `mc:Choice` we can read, else the `mc:Fallback`.
 
 use crate::text::{self, Para};
 use quick_xml::events::{BytesStart, Event};
@@ -163,7 +164,8 @@ fn read_tree(
     }
 }
 
-/// `mc:AlternateContent`: the first `mc:Choice` is read as shapes, the rest skipped.
+/// `mc:AlternateContent`: the first `mc:Choice` whose namespaces we read
+/// (`quire_ooxml::reads_choice`), else the `mc:Fallback`, is read as shapes, the rest skipped.
 fn read_alternate(
     reader: &mut Reader<&[u8]>,
     tf: &Transform,
@@ -178,7 +180,12 @@ fn read_alternate(
             Ok(Event::End(_)) | Ok(Event::Eof) | Err(_) => return,
             _ => continue,
         };
-        if !done && matches!(e.local_name().as_ref(), b"Choice" | b"Fallback") {
+        let readable = match e.local_name().as_ref() {
+            b"Choice" => quire_ooxml::reads_choice(&attr(&e, b"Requires").unwrap_or_default()),
+            b"Fallback" => true,
+            _ => false,
+        };
+        if !done && readable {
             done = true;
             read_tree(reader, tf, rels, out, depth + 1);
         } else {

@@ -330,6 +330,49 @@ fn deep_nesting_is_cut_off_not_a_stack_overflow() {
 }
 
 #[test]
+fn a_choice_needing_an_unread_namespace_gives_way_to_its_fallback() {
+    // PowerPoint writes a 3D model as a Choice with a Fallback picture; a text box Choice
+    // (no unread namespace) is still read from the Choice.
+    let cx = r#"<mc:AlternateContent><mc:Choice Requires="am3d"><p:graphicFrame><p:xfrm><a:off x="0" y="100"/></p:xfrm><a:graphic><a:graphicData uri="http://schemas.microsoft.com/office/drawing/2017/model3d"><am3d:model3d xmlns:am3d="am3d" r:embed="rM"/></a:graphicData></a:graphic></p:graphicFrame></mc:Choice><mc:Fallback>"#;
+    let fallback = sp(None, 0, 100, &para("Fallback of the model"));
+    let boxed = format!(
+        r#"<mc:AlternateContent><mc:Choice Requires="p14">{}</mc:Choice><mc:Fallback>{}</mc:Fallback></mc:AlternateContent>"#,
+        sp(None, 0, 200, &para("Choice text")),
+        sp(None, 0, 200, &para("Old text"))
+    );
+    let slide = format!(
+        r#"<p:sld {P} xmlns:mc="mc"><p:cSld><p:spTree><p:nvGrpSpPr/><p:grpSpPr/>{cx}{fallback}</mc:Fallback></mc:AlternateContent>{boxed}</p:spTree></p:cSld></p:sld>"#
+    );
+    let pres = format!(
+        r#"<p:presentation {P}><p:sldIdLst><p:sldId id="256" r:id="rA"/></p:sldIdLst></p:presentation>"#
+    );
+    let bytes = zip(&[
+        (
+            "_rels/.rels",
+            rels(&[("r1", "officeDocument", "ppt/presentation.xml")]).as_bytes(),
+        ),
+        ("ppt/presentation.xml", pres.as_bytes()),
+        (
+            "ppt/_rels/presentation.xml.rels",
+            rels(&[("rA", "slide", "slides/slide1.xml")]).as_bytes(),
+        ),
+        ("ppt/slides/slide1.xml", slide.as_bytes()),
+    ]);
+    let input = Input {
+        bytes: &bytes,
+        file_name: "cx.pptx",
+        mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    };
+    let doc = PptxConverter
+        .convert(&input, &mut Context::new())
+        .expect("converts");
+    assert_eq!(
+        text_of(&doc.parts[0].blocks),
+        ["Fallback of the model", "Choice text"]
+    );
+}
+
+#[test]
 fn a_footer_repeated_on_every_slide_is_shown_once() {
     // The footer placeholder of a template carries the same text on every slide: it is
     // furniture after its first appearance. A footer that changes is shown where it changes.

@@ -227,7 +227,14 @@ impl<'a, 'c> Interp<'a, 'c> {
                 Token::GroupEnd => {
                     self.flush();
                     self.skip_chars = 0;
+                    let outermost = self.stack.len() == 1 && self.overflow == 0;
                     self.group_end();
+                    // The document ends with its outermost group. Bytes after it that hold no
+                    // markup are junk a tool appended (readers ignore them); a stray `}` before
+                    // more RTF is ignored as before.
+                    if outermost && self.lexer.only_text_left() {
+                        break;
+                    }
                 }
                 Token::Symbol(c) => {
                     if self.skip_chars > 0 && c != b'*' {

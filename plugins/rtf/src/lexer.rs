@@ -123,6 +123,13 @@ impl<'a> Lexer<'a> {
     }
 
     /// Takes `n` raw bytes (after `\binN`), fewer if the input ends.
+    /// Whether nothing but text is left: no group and no control word follows.
+    pub fn only_text_left(&self) -> bool {
+        self.s
+            .get(self.pos..)
+            .is_none_or(|rest| !rest.iter().any(|&b| b == b'{' || b == b'\\'))
+    }
+
     pub fn take_binary(&mut self, n: usize) -> &'a [u8] {
         let end = self.pos.saturating_add(n).min(self.s.len());
         let out = &self.s[self.pos..end];

@@ -169,6 +169,35 @@ fn a_wider_cell_spans_the_columns_its_edges_cover() {
 }
 
 #[test]
+fn bytes_after_the_documents_last_brace_are_not_text() {
+    let b = blocks("{\\rtf1\\ansi Body\\par\n}\r\n\u{fffd}8$DM\u{fffd}q junk");
+    assert_eq!(b, [Block::text("Body")]);
+    // A stray brace before more RTF still reads what follows it.
+    let b = blocks("{\\rtf1\\ansi one\\par}} two\\par}");
+    assert_eq!(b, [Block::text("one"), Block::text("two")]);
+}
+
+#[test]
+fn nested_tables_fallback_text_is_not_read_twice() {
+    // Word follows every nested row with `{\nonesttables …}`: the same cells as plain
+    // paragraphs for readers that cannot nest tables.
+    let b = blocks(
+        r"{\rtf1\trowd\cellx5000
+\pard\intbl\itap2 inner a\nestcell inner b\nestcell
+{\*\nesttableprops\trowd\cellx2000\cellx4000\nestrow}{\nonesttables inner a\tab inner b\par}
+\pard\intbl\itap1 outer\cell\row
+\pard after\par}",
+    );
+    let Block::Table(t) = &b[0] else {
+        panic!("{b:?}")
+    };
+    let text = text_of(&t.rows[0][0].content);
+    assert_eq!(text.matches("inner a").count(), 1, "{text:?}");
+    assert!(text.contains("outer"), "{text:?}");
+    assert_eq!(b[1], Block::text("after"));
+}
+
+#[test]
 fn tables_lists_links_and_footnotes() {
     let b = blocks(
         r#"{\rtf1\trowd\trhdr\cellx1000\cellx2000\pard\intbl A\cell B\cell\row\trowd\cellx1000\cellx2000\pard\intbl 1\par 2\cell 3\cell\row

@@ -58,8 +58,9 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
             let wb = match open_xlsx(bytes) {
                 Ok(wb) => wb,
                 Err(e) if e.kind() == ErrorKind::Malformed => {
-                    // calamine refuses Excel 4 macro sheets: retry without them
-                    match xlsx::without_macro_sheets(bytes, &limits)? {
+                    // calamine refuses macro sheets and sheets without a part: retry
+                    // without them
+                    match xlsx::without_unreadable_sheets(bytes, &limits)? {
                         Some(b) => {
                             rebuilt = b;
                             open_xlsx(&rebuilt)?

@@ -153,12 +153,16 @@ fn attr(e: &BytesStart<'_>, local: &[u8]) -> Option<String> {
         .and_then(|a| a.unescape_value().ok().map(|v| v.into_owned()))
 }
 
-/// A copy of the package without Excel 4 macro sheets, or `None` when it has none.
+/// A copy of the package without the sheets calamine cannot open, or `None` when it has
+/// none.
 ///
-/// calamine refuses a workbook that lists a macro sheet (`xl/macrosheets/...`). Macro sheets
-/// hold macro code, which is never shown, so their `<sheet>` entries are cut from the workbook
-/// part and the package is rebuilt (stored, uncompressed) for calamine to read.
-pub fn without_macro_sheets(bytes: &[u8], limits: &Limits) -> Result<Option<Vec<u8>>> {
+/// calamine refuses a whole workbook that lists an Excel 4 macro sheet
+/// (`xl/macrosheets/...`) or a sheet whose relationship is missing (an empty or unknown
+/// `r:id`: a sheet whose part a tool lost or never wrote, which Excel drops when it repairs
+/// the file). Neither has anything to show (macro sheets hold macro code), so their
+/// `<sheet>` entries are cut from the workbook part and the package is rebuilt (stored,
+/// uncompressed) for calamine to read.
+pub fn without_unreadable_sheets(bytes: &[u8], limits: &Limits) -> Result<Option<Vec<u8>>> {
     let mut zip = SafeZip::open(bytes, limits, "Excel workbook")?;
     let Some(workbook) = relationships(&mut zip, "")?
         .into_values()
@@ -167,16 +171,12 @@ pub fn without_macro_sheets(bytes: &[u8], limits: &Limits) -> Result<Option<Vec<
     else {
         return Ok(None);
     };
-    let macro_ids: Vec<String> = relationships(&mut zip, &workbook)?
-        .into_values()
-        .filter(|r| {
+    let rels = relationships(&mut zip, &workbook)?;
+    let unreadable = |id: &str| {
+        rels.get(id).is_none_or(|r| {
             r.target.contains("/macrosheets/") || r.kind.to_ascii_lowercase().contains("macrosheet")
         })
-        .map(|r| r.id)
-        .collect();
-    if macro_ids.is_empty() {
-        return Ok(None);
-    }
+    };
     let Some(xml) = zip.read(&workbook)? else {
         return Ok(None);
     };
@@ -188,13 +188,16 @@ pub fn without_macro_sheets(bytes: &[u8], limits: &Limits) -> Result<Option<Vec<
         match reader.read_event() {
             Ok(Event::Empty(e))
                 if e.local_name().as_ref() == b"sheet"
-                    && attr(&e, b"id").is_some_and(|id| macro_ids.contains(&id)) =>
+                    && unreadable(&attr(&e, b"id").unwrap_or_default()) =>
             {
                 cuts.push((start, reader.buffer_position() as usize));
             }
             Ok(Event::Eof) | Err(_) => break,
             _ => {}
         }
+    }
+    if cuts.is_empty() {
+        return Ok(None);
     }
     let mut edited = Vec::with_capacity(xml.len());
     let mut from = 0;
@@ -308,7 +311,7 @@ fn sheet_charts(zip: &mut SafeZip<'_>, rels: &HashMap<String, Relationship>) -> 
         };
         let mut charts: Vec<_> = rels
             .into_values()
-            .filter(|r| r.kind == "chart" && !r.external)
+            .filter(|r| (r.kind == "chart" || r.kind == "chartEx") && !r.external)
             .collect();
         charts.sort_by(|a, b| a.id.cmp(&b.id));
         for rel in charts {

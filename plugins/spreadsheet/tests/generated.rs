@@ -366,9 +366,14 @@ fn charts_on_a_sheet_give_their_title_and_cached_data() {
         ),
         (
             "xl/drawings/_rels/drawing1.xml.rels".to_owned(),
-            rel("rC", "chart", "../charts/chart1.xml"),
+            br#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rC" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/chart" Target="../charts/chart1.xml"/><Relationship Id="rX" Type="http://schemas.microsoft.com/office/2014/relationships/chartEx" Target="../charts/chartEx1.xml"/></Relationships>"#.to_vec(),
         ),
         ("xl/charts/chart1.xml".to_owned(), chart.as_bytes().to_vec()),
+        // a chart-extension chart (Excel 2016's waterfall, histogram …) beside it
+        (
+            "xl/charts/chartEx1.xml".to_owned(),
+            br#"<cx:chartSpace xmlns:cx="http://schemas.microsoft.com/office/drawing/2014/chartex"><cx:chartData><cx:data id="0"><cx:strDim type="cat"><cx:lvl ptCount="1"><cx:pt idx="0">Mon</cx:pt></cx:lvl></cx:strDim><cx:numDim type="val"><cx:lvl ptCount="1"><cx:pt idx="0">3</cx:pt></cx:lvl></cx:numDim></cx:data></cx:chartData><cx:chart><cx:title><cx:tx><cx:txData><cx:v>Rain histogram</cx:v></cx:txData></cx:tx></cx:title><cx:plotArea><cx:plotAreaRegion><cx:series layoutId="clusteredColumn"><cx:tx><cx:txData><cx:v>Rain</cx:v></cx:txData></cx:tx><cx:dataId val="0"/></cx:series></cx:plotAreaRegion></cx:plotArea></cx:chart></cx:chartSpace>"#.to_vec(),
+        ),
     ]);
     let refs: Vec<(&str, Vec<u8>)> = entries
         .iter()
@@ -391,6 +396,11 @@ fn charts_on_a_sheet_give_their_title_and_cached_data() {
             vec![Cell::text("Mon"), Cell::text("3")]
         ]
     );
+    assert_eq!(
+        blocks[3],
+        Block::Paragraph(vec![Inline::styled("Chart: Rain histogram", Style::BOLD)])
+    );
+    assert_eq!(blocks[4], blocks[2]);
 }
 
 #[test]
@@ -537,6 +547,32 @@ fn excel4_macro_sheets_are_dropped_not_fatal() {
     let doc = convert(&zip(&refs), XLSX, "m.xlsm").expect("converts without the macro sheet");
     assert_eq!(doc.parts.len(), 1);
     assert_eq!(doc.parts[0].name.as_deref(), Some("Data"));
+}
+
+#[test]
+fn a_sheet_without_a_part_is_dropped_not_fatal() {
+    // The workbook lists a sheet whose relationship id is empty (a part a tool lost).
+    let data = r#"<row r="1"><c r="A1"><v>1</v></c></row>"#;
+    let mut entries = xlsx_entries(&[("Data", data.into(), "")], &[]);
+    for (name, bytes) in &mut entries {
+        if name == "xl/workbook.xml" {
+            let text = String::from_utf8(bytes.clone()).expect("utf8");
+            *bytes = text
+                .replace(
+                    "</sheets>",
+                    r#"<sheet name="Module" sheetId="2" r:id=""/><sheet name="Gone" sheetId="3" r:id="rId9"/></sheets>"#,
+                )
+                .into_bytes();
+        }
+    }
+    let refs: Vec<(&str, Vec<u8>)> = entries
+        .iter()
+        .map(|(n, d)| (n.as_str(), d.clone()))
+        .collect();
+    let doc = convert(&zip(&refs), XLSX, "l.xlsx").expect("converts without the lost sheets");
+    assert_eq!(doc.parts.len(), 1);
+    assert_eq!(doc.parts[0].name.as_deref(), Some("Data"));
+    assert_eq!(rows(&doc, 0), [["1"]]);
 }
 
 #[test]

@@ -91,12 +91,18 @@ pub fn flatten_child(child: &Node<'_>, mixed: bool, sup: bool, style: Style, run
             }
         }
         Node::Element(c) => {
+            if c.is(names::NOT_SHOWN) {
+                return;
+            }
             let blockish = c.is(names::BLOCKISH);
             if !mixed || blockish || c.space_before {
                 runs.space();
             }
             if c.is(names::BREAK) {
-                runs.space();
+                // TEI marks a line that begins inside a word `break="no"`
+                if c.attr("break") != Some("no") {
+                    runs.space();
+                }
                 return;
             }
             let mut s = style;
@@ -174,8 +180,82 @@ fn superscript_digits(t: &str) -> String {
 
 /// Whether text looks like escaped HTML (RSS descriptions, CMS exports).
 pub fn looks_like_html(t: &str) -> bool {
-    let t = t.trim_start();
-    t.starts_with('<') && (t.contains("</") || t.contains("/>")) && t.contains('>')
+    let start = t.trim_start();
+    if start.starts_with('<')
+        && (start.contains("</") || start.contains("/>"))
+        && start.contains('>')
+    {
+        return true;
+    }
+    // Escaped HTML that opens with text (an RSS description: `Hello!<br />More`): a tag of
+    // a common HTML element anywhere, so `a < b > c` stays text.
+    let b = t.as_bytes();
+    let mut from = 0;
+    while let Some(i) = b[from..].iter().position(|&c| c == b'<') {
+        let at = from + i + 1;
+        from = at;
+        let rest = &b[at..];
+        let rest = rest.strip_prefix(b"/").unwrap_or(rest);
+        let n = rest
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .count();
+        // `<br>`, `<br/>`, `<br />` or an attribute (`<a href=…`), not `<b && c>`
+        let after = rest[n..].trim_ascii_start();
+        let is_tag = after.starts_with(b">")
+            || after.starts_with(b"/>")
+            || (after.len() < rest.len() - n && {
+                let k = after
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphabetic() || **c == b'-')
+                    .count();
+                k > 0 && after[k..].trim_ascii_start().starts_with(b"=")
+            });
+        if n > 0 && is_tag && is_html_element(&rest[..n]) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Names of HTML elements common in escaped fragments (feeds, descriptions), any case.
+fn is_html_element(name: &[u8]) -> bool {
+    const NAMES: &[&[u8]] = &[
+        b"a",
+        b"abbr",
+        b"b",
+        b"blockquote",
+        b"br",
+        b"code",
+        b"div",
+        b"em",
+        b"font",
+        b"h1",
+        b"h2",
+        b"h3",
+        b"h4",
+        b"h5",
+        b"h6",
+        b"hr",
+        b"i",
+        b"img",
+        b"li",
+        b"ol",
+        b"p",
+        b"pre",
+        b"small",
+        b"span",
+        b"strong",
+        b"sub",
+        b"sup",
+        b"table",
+        b"td",
+        b"th",
+        b"tr",
+        b"u",
+        b"ul",
+    ];
+    NAMES.iter().any(|n| n.eq_ignore_ascii_case(name))
 }
 
 /// Plain paragraphs from an HTML fragment: tags dropped, block tags break paragraphs,
@@ -252,6 +332,10 @@ mod tests {
         assert_eq!(p, vec!["One & two.", "Three four", "trailing"]);
         assert!(looks_like_html("<p>x</p>"));
         assert!(!looks_like_html("a < b > c"));
+        assert!(!looks_like_html("if a<b && c>d, i<n; x <brr> <p"));
+        assert!(looks_like_html("Hello!<br />More"));
+        assert!(looks_like_html("See <a href=\"x\">this</a>."));
+        assert!(looks_like_html("Text <P>para"));
     }
 
     #[test]

@@ -22,6 +22,8 @@ pub const BLOCK_IN_PARAGRAPH: Kind = 1 << 10;
 pub const BLOCKISH: Kind = 1 << 11;
 pub const SUP: Kind = 1 << 12;
 pub const BREAK: Kind = 1 << 13;
+pub const NOT_SHOWN: Kind = 1 << 14;
+pub const CODE: Kind = 1 << 15;
 
 /// The role bits of an element named `local` (with namespace `prefix`).
 pub fn classify(local: &str, prefix: Option<&str>) -> Kind {
@@ -44,8 +46,40 @@ pub fn classify(local: &str, prefix: Option<&str>) -> Kind {
     set(is_block_in_paragraph(local), BLOCK_IN_PARAGRAPH);
     set(is_blockish(local), BLOCKISH);
     set(local == "sup", SUP);
-    set(local == "break" || local == "br", BREAK);
+    // TEI's `<lb/>` begins a new line of the source text.
+    set(matches!(local, "break" | "br" | "lb"), BREAK);
+    set(is_not_shown(local), NOT_SHOWN);
+    set(is_code(local), CODE);
     k
+}
+
+/// Elements of code or preformatted text: what they hold is shown as written, so markup in
+/// it (`<preformat>{ &lt;code&gt; }</preformat>`) is text, never escaped HTML.
+fn is_code(local: &str) -> bool {
+    matches!(
+        local,
+        "code"
+            | "pre"
+            | "preformat"
+            | "programlisting"
+            | "screen"
+            | "literal"
+            | "literallayout"
+            | "computeroutput"
+            | "userinput"
+            | "monospace"
+            | "tt"
+            | "kbd"
+            | "samp"
+            | "tex-math"
+    )
+}
+
+/// Markup for other renderings that a reader of the text never sees: an index entry sits
+/// inside the sentence it indexes (`terms<indexterm><primary>term</primary></indexterm>
+/// consist`), and its words would run into the sentence's.
+fn is_not_shown(local: &str) -> bool {
+    matches!(local, "indexterm" | "index-term")
 }
 
 /// Elements whose text is a heading of the enclosing element.

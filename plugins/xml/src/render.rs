@@ -93,6 +93,9 @@ impl<'c> Renderer<'c> {
     /// Renders `el` as a block (or blocks) at heading `level`.
     pub fn element(&mut self, el: &Element<'_>, level: u8) -> Result<()> {
         self.tick()?;
+        if el.is(names::NOT_SHOWN) {
+            return Ok(());
+        }
         if el.is_heading() {
             return self.heading(el, level);
         }

@@ -107,6 +107,26 @@ fn rss_channel_and_items() {
 }
 
 #[test]
+fn escaped_html_that_opens_with_text_reads_as_html() {
+    // A feed's description often starts with words: its tags are markup all the same.
+    let b = blocks(
+        "<rss><channel><title>Forum</title><item><title>Question</title>\
+         <description>Hi all!&lt;br /&gt;\n&lt;br /&gt;\nMy code: &amp;lt;?php echo 1;</description>\
+         </item></channel></rss>",
+    );
+    assert_eq!(b[2], Block::text("Hi all!"), "{b:#?}");
+    assert_eq!(b[3], Block::text("My code: <?php echo 1;"), "{b:#?}");
+    // Code shows markup as written.
+    let b = blocks(
+        "<article><p>Some text that reads as a paragraph of prose.</p>\
+         <p>Another paragraph with a sentence <italic>and</italic> a word.</p>\
+         <preformat>{ &lt;code&gt; }</preformat><code>&lt;p&gt;x&lt;/p&gt;</code></article>",
+    );
+    assert_eq!(b[2], Block::text("{ <code> }"), "{b:#?}");
+    assert_eq!(b[3], Block::text("<p>x</p>"), "{b:#?}");
+}
+
+#[test]
 fn tables_xhtml_and_cals() {
     let b = blocks(
         "<doc><table><thead><tr><th>A</th><th>B</th></tr></thead><tbody><tr><td colspan='2'>x<p>y</p></td></tr></tbody></table>\
@@ -342,6 +362,34 @@ fn data_xml_keeps_names_and_a_wrapper_names_its_value() {
     assert!(lines.contains(&"title: A Study".to_owned()), "{lines:?}");
     assert!(lines.contains(&"year: 1937".to_owned()), "{lines:?}");
     assert!(!lines.iter().any(|x| x.contains("style")), "{lines:?}");
+}
+
+#[test]
+fn index_terms_are_not_text_and_tei_line_beginnings_separate_words() {
+    let b = blocks(
+        "<article><title>Terms</title>\
+         <para>Index terms<indexterm><primary>index term</primary><secondary>multi-level</secondary></indexterm> \
+         consist of <indexterm><primary>food</primary></indexterm>words.</para>\
+         <indexterm><primary>loose</primary></indexterm>\
+         <para>A <index-term><term>jats</term></index-term>term.</para>\
+         <p>There is a break<lb/>here and a hy<lb break=\"no\"/>phen.</p></article>",
+    );
+    let text: Vec<String> = b
+        .iter()
+        .map(|b| match b {
+            Block::Paragraph(p) | Block::Heading { content: p, .. } => text_of(p),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        text,
+        [
+            "Terms",
+            "Index terms consist of words.",
+            "A term.",
+            "There is a break here and a hyphen."
+        ]
+    );
 }
 
 #[test]

@@ -377,7 +377,7 @@ fn finish(mut el: Element<'_>) -> Element<'_> {
         .children
         .iter()
         .any(|c| matches!(c, Node::Text(t) if !t.trim().is_empty()));
-    if el.is_leaf() {
+    if el.is_leaf() && !el.is(names::CODE) {
         el.html = el
             .children
             .iter()

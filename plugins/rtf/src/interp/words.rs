@@ -5,10 +5,14 @@ use crate::pict::Pict;
 use quire_plugin_api::{Inline, Style};
 
 /// Destinations whose content is never text we show; skipped without tokenizing.
+/// `\nonesttables` holds what a reader without nested tables shows in their place (Word
+/// writes one after every nested row, repeating the row's text); the nested rows themselves
+/// are read.
 fn skipped_destination(w: &[u8]) -> bool {
     matches!(
         w,
         b"colortbl"
+            | b"nonesttables"
             | b"listtable"
             | b"listoverridetable"
             | b"revtbl"

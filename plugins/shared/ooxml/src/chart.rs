@@ -64,8 +64,16 @@ fn attr(e: &BytesStart<'_>, local: &[u8]) -> Option<String> {
         .and_then(|a| a.unescape_value().ok().map(|v| v.into_owned()))
 }
 
-/// Reads a chart part. A damaged part gives what was read before the damage.
+/// The namespace of chart-extension parts (`cx:chartSpace`: waterfall, histogram, box and
+/// whisker, treemap, sunburst, funnel and map charts, Office 2016 on).
+const CHARTEX: &[u8] = b"schemas.microsoft.com/office/drawing/2014/chartex";
+
+/// Reads a chart part (a DrawingML chart or a chart-extension chart). A damaged part gives
+/// what was read before the damage.
 pub fn read(xml: &[u8]) -> Chart {
+    if xml.windows(CHARTEX.len()).any(|w| w == CHARTEX) {
+        return read_ex(xml);
+    }
     let mut reader = Reader::from_reader(xml);
     let mut title = String::new();
     let mut found_title = None;
@@ -79,6 +87,8 @@ pub fn read(xml: &[u8]) -> Chart {
     let mut ser_depth = None;
     let mut pt_idx = 0usize;
     let mut in_value = false;
+    // Inside a number cache or literal: its points are numbers, not text.
+    let mut numeric = false;
     loop {
         match reader.read_event() {
             Ok(Event::Start(e)) => {
@@ -107,11 +117,16 @@ pub fn read(xml: &[u8]) -> Chart {
                     }
                     b"pt" => pt_idx = attr(&e, b"idx").and_then(|v| v.parse().ok()).unwrap_or(0),
                     b"v" | b"t" => in_value = true,
+                    b"numCache" | b"numLit" => numeric = true,
                     _ => {}
                 }
             }
             Ok(Event::Text(t)) if in_value => {
                 let Ok(t) = t.unescape() else { continue };
+                let t = match numeric.then(|| general_number(&t)).flatten() {
+                    Some(n) => n.into(),
+                    None => t,
+                };
                 if title_depth.is_some() {
                     title.push_str(&t);
                 } else if let Some(s) = series.last_mut().filter(|_| ser_depth.is_some()) {
@@ -130,6 +145,7 @@ pub fn read(xml: &[u8]) -> Chart {
             Ok(Event::End(e)) => {
                 match e.local_name().as_ref() {
                     b"v" | b"t" => in_value = false,
+                    b"numCache" | b"numLit" => numeric = false,
                     b"tx" | b"cat" | b"val" | b"xVal" | b"yVal"
                         if ser_depth.is_some_and(|d| d + 1 == depth) =>
                     {
@@ -161,6 +177,199 @@ pub fn read(xml: &[u8]) -> Chart {
         title: found_title,
         table: to_table(&series),
     }
+}
+
+/// A data set of a chart-extension part (`cx:data`): its id, categories and values.
+#[derive(Default)]
+struct ExData {
+    id: String,
+    categories: Vec<(usize, String)>,
+    values: Vec<(usize, String)>,
+}
+
+/// Reads a chart-extension part. Its data sets (`cx:chartData/cx:data`) hold the cached
+/// points, a string or number dimension of categories and a number dimension of values, each
+/// in levels of which the first is the one plotted (a sunburst's outer levels group it);
+/// series (`cx:series`) name a data set by `cx:dataId`.
+fn read_ex(xml: &[u8]) -> Chart {
+    #[derive(PartialEq, Clone, Copy)]
+    enum Dim {
+        None,
+        Categories,
+        Values,
+    }
+    let mut reader = Reader::from_reader(xml);
+    let mut data: Vec<ExData> = Vec::new();
+    // (name, data id) per series
+    let mut series: Vec<(String, String)> = Vec::new();
+    let mut title = String::new();
+    let mut depth = 0usize;
+    let mut chart_depth = None;
+    let mut title_depth = None;
+    let mut data_depth = None;
+    let mut series_depth = None;
+    let mut name_depth = None;
+    let mut dim = Dim::None;
+    let mut numeric = false;
+    let mut levels = 0usize;
+    let mut pt_idx = None;
+    let mut in_text = false;
+    loop {
+        let (e, empty) = match reader.read_event() {
+            Ok(Event::Start(e)) => (e, false),
+            Ok(Event::Empty(e)) => (e, true),
+            Ok(Event::Text(t)) => {
+                let Ok(t) = t.unescape() else { continue };
+                if title_depth.is_some() && in_text {
+                    title.push_str(&t);
+                } else if let (Some(_), true) = (name_depth, in_text) {
+                    if let Some(s) = series.last_mut() {
+                        s.0.push_str(&t);
+                    }
+                } else if let (Some(i), Some(d)) = (pt_idx, data.last_mut()) {
+                    let t = match numeric.then(|| general_number(&t)).flatten() {
+                        Some(n) => n,
+                        None => t.into_owned(),
+                    };
+                    match dim {
+                        Dim::Categories if d.categories.len() < MAX_POINTS => {
+                            d.categories.push((i, t))
+                        }
+                        Dim::Values if d.values.len() < MAX_POINTS => d.values.push((i, t)),
+                        _ => {}
+                    }
+                }
+                continue;
+            }
+            Ok(Event::End(e)) => {
+                match e.local_name().as_ref() {
+                    b"v" | b"t" => in_text = false,
+                    b"pt" => pt_idx = None,
+                    b"strDim" | b"numDim" => dim = Dim::None,
+                    _ => {}
+                }
+                for slot in [
+                    &mut chart_depth,
+                    &mut title_depth,
+                    &mut data_depth,
+                    &mut series_depth,
+                    &mut name_depth,
+                ] {
+                    if *slot == Some(depth) {
+                        *slot = None;
+                    }
+                }
+                depth = depth.saturating_sub(1);
+                continue;
+            }
+            Ok(Event::Eof) | Err(_) => break,
+            _ => continue,
+        };
+        if !empty {
+            depth += 1;
+        }
+        match e.local_name().as_ref() {
+            b"chart" if chart_depth.is_none() && !empty => chart_depth = Some(depth),
+            b"title" if title.is_empty() && chart_depth.is_some_and(|d| d + 1 == depth) => {
+                title_depth = Some(depth)
+            }
+            b"p" if title_depth.is_some() && !title.is_empty() => title.push(' '),
+            b"data" if data_depth.is_none() && chart_depth.is_none() && !empty => {
+                data_depth = Some(depth);
+                data.push(ExData {
+                    id: attr(&e, b"id").unwrap_or_default(),
+                    ..ExData::default()
+                });
+            }
+            kind @ (b"strDim" | b"numDim") if data_depth.is_some() => {
+                let of = attr(&e, b"type").unwrap_or_default();
+                let categories = kind == b"strDim" || matches!(of.as_str(), "cat" | "x");
+                let d = data.last();
+                dim = match (categories, d) {
+                    (true, Some(d)) if d.categories.is_empty() => Dim::Categories,
+                    (false, Some(d)) if d.values.is_empty() => Dim::Values,
+                    _ => Dim::None,
+                };
+                numeric = kind == b"numDim";
+                levels = 0;
+            }
+            b"lvl" if dim != Dim::None => {
+                levels += 1;
+                if levels > 1 {
+                    dim = Dim::None;
+                }
+            }
+            b"pt" if dim != Dim::None && !empty => {
+                pt_idx = attr(&e, b"idx").and_then(|v| v.parse().ok()).or(Some(0));
+            }
+            b"series" if chart_depth.is_some() && series_depth.is_none() && !empty => {
+                series_depth = Some(depth);
+                series.push((String::new(), String::new()));
+            }
+            b"tx" if series_depth.is_some_and(|d| d + 1 == depth) => name_depth = Some(depth),
+            b"dataId" if series_depth.is_some() => {
+                if let Some(s) = series.last_mut() {
+                    s.1 = attr(&e, b"val").unwrap_or_default();
+                }
+            }
+            b"v" | b"t" if !empty && (title_depth.is_some() || name_depth.is_some()) => {
+                in_text = true
+            }
+            _ => {}
+        }
+    }
+    let take = |id: &str| data.iter().find(|d| d.id == id);
+    let mut list: Vec<Series> = series
+        .iter()
+        .filter_map(|(name, id)| {
+            let d = take(id)?;
+            Some(Series {
+                name: name.clone(),
+                categories: d.categories.clone(),
+                values: d.values.clone(),
+            })
+        })
+        .collect();
+    if list.is_empty() {
+        list = data
+            .into_iter()
+            .map(|d| Series {
+                name: String::new(),
+                categories: d.categories,
+                values: d.values,
+            })
+            .collect();
+    }
+    let title = title.trim();
+    Chart {
+        title: (!title.is_empty()).then(|| title.to_owned()),
+        table: to_table(&list),
+    }
+}
+
+/// A cached number as Excel's General format shows it, where that differs from the text:
+/// at most 15 significant digits, the precision Excel keeps (a part stores the double's
+/// shortest exact form, `4.4000000000000004` for the 4.4 typed into the sheet, and
+/// `4.0000000000000029E-2` for 0.04).
+fn general_number(text: &str) -> Option<String> {
+    let t = text.trim();
+    let digits = t
+        .bytes()
+        .take_while(|b| !matches!(b, b'e' | b'E'))
+        .filter(u8::is_ascii_digit)
+        .count();
+    if digits <= 15 {
+        return None;
+    }
+    let x = t.parse::<f64>().ok().filter(|x| x.is_finite())?;
+    let rounded = format!("{x:.14e}").parse::<f64>().ok()?;
+    // General writes decimals, and exponents only for magnitudes a cell cannot show so
+    let plain = rounded == 0.0 || (1e-9..1e15).contains(&rounded.abs());
+    Some(if plain {
+        rounded.to_string()
+    } else {
+        format!("{rounded:E}")
+    })
 }
 
 /// Points by index: the first text given for each index, `None` where there is none.
@@ -236,6 +445,63 @@ mod tests {
             Block::Paragraph(vec![Inline::styled("Chart: Sales", Style::BOLD)])
         );
         assert_eq!(blocks[1], Block::Table(t));
+    }
+
+    #[test]
+    fn chart_extension_parts_read_their_data_sets() {
+        // A waterfall as Word writes it: the data set before the chart, the series naming it.
+        let xml = br#"<cx:chartSpace xmlns:a="a" xmlns:cx="http://schemas.microsoft.com/office/drawing/2014/chartex"><cx:chartData><cx:externalData r:id="rId1"/>
+<cx:data id="0"><cx:strDim type="cat"><cx:f>Sheet1!$A$2:$A$4</cx:f><cx:lvl ptCount="3"><cx:pt idx="0">Start</cx:pt><cx:pt idx="1">Q1</cx:pt><cx:pt idx="2">End</cx:pt></cx:lvl><cx:lvl ptCount="1"><cx:pt idx="0">Year</cx:pt></cx:lvl></cx:strDim>
+<cx:numDim type="val"><cx:f>Sheet1!$B$2:$B$4</cx:f><cx:lvl ptCount="3" formatCode="General"><cx:pt idx="0">100</cx:pt><cx:pt idx="1">-40.100000000000001</cx:pt><cx:pt idx="2">60</cx:pt></cx:lvl></cx:numDim></cx:data></cx:chartData>
+<cx:chart><cx:title pos="t"><cx:tx><cx:txData><cx:v>Cash flow</cx:v></cx:txData></cx:tx></cx:title><cx:plotArea><cx:plotAreaRegion><cx:series layoutId="waterfall"><cx:tx><cx:txData><cx:f>Sheet1!$B$1</cx:f><cx:v>Amount</cx:v></cx:txData></cx:tx><cx:dataId val="0"/></cx:series></cx:plotAreaRegion>
+<cx:axis id="0"><cx:title><cx:tx><cx:txData><cx:v>Axis</cx:v></cx:txData></cx:tx></cx:title></cx:axis></cx:plotArea></cx:chart></cx:chartSpace>"#;
+        let c = read(xml);
+        assert_eq!(c.title.as_deref(), Some("Cash flow"));
+        let t = c.table.expect("table");
+        let text: Vec<Vec<String>> = t
+            .rows
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .map(|c| match c.content.first() {
+                        Some(Inline::Text { text, .. }) => text.clone(),
+                        _ => String::new(),
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(
+            text,
+            [
+                ["", "Amount"],
+                ["Start", "100"],
+                ["Q1", "-40.1"],
+                ["End", "60"]
+            ]
+        );
+    }
+
+    #[test]
+    fn cached_numbers_read_as_excel_shows_them() {
+        // Parts store the double's exact form; Excel shows 15 significant digits. Text
+        // categories are never rewritten, whatever they look like.
+        let xml = br#"<c:chartSpace xmlns:c="c"><c:chart><c:plotArea><c:barChart><c:ser>
+<c:cat><c:strRef><c:strCache><c:pt idx="0"><c:v>0.30000000000000004</c:v></c:pt><c:pt idx="1"><c:v>b</c:v></c:pt></c:strCache></c:strRef></c:cat>
+<c:val><c:numRef><c:numCache><c:formatCode>General</c:formatCode><c:pt idx="0"><c:v>4.4000000000000004</c:v></c:pt><c:pt idx="1"><c:v>1.2345678901234567E-5</c:v></c:pt></c:numCache></c:numRef></c:val></c:ser>
+<c:ser><c:cat><c:numLit><c:pt idx="0"><c:v>2.0000000000000004</c:v></c:pt></c:numLit></c:cat><c:val><c:numLit><c:pt idx="0"><c:v>0.1</c:v></c:pt><c:pt idx="1"><c:v>-7.7999999999999998</c:v></c:pt><c:pt idx="2"><c:v>4.0000000000000029E-2</c:v></c:pt><c:pt idx="3"><c:v>1.2345678901234567E+20</c:v></c:pt></c:numLit></c:val></c:ser>
+</c:barChart></c:plotArea></c:chart></c:chartSpace>"#;
+        let t = read(xml).table.expect("table");
+        let text = |r: usize, c: usize| match t.rows[r][c].content.first() {
+            Some(Inline::Text { text, .. }) => text.clone(),
+            _ => String::new(),
+        };
+        assert_eq!(text(1, 0), "0.30000000000000004");
+        assert_eq!(text(1, 1), "4.4");
+        assert_eq!(text(2, 1), "0.0000123456789012346");
+        assert_eq!(text(1, 2), "0.1");
+        assert_eq!(text(2, 2), "-7.8");
+        assert_eq!(text(3, 2), "0.04");
+        assert_eq!(text(4, 2), "1.23456789012346E20");
     }
 
     #[test]

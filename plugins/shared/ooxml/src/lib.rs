@@ -202,6 +202,20 @@ pub struct Relationship {
     pub external: bool,
 }
 
+/// Whether an `mc:Choice` whose `Requires` attribute lists these namespace prefixes holds
+/// content the office plugins read. Office writes content newer than the format's first
+/// version as a Choice followed by an `mc:Fallback` that older readers show instead (for the
+/// kinds below, a picture of it); a reader must skip a Choice that needs a namespace it does
+/// not understand. Refused: ink (`aink`) and 3D models (`am3d`), which have no readable text
+/// of their own. The prefixes are those Office declares for these namespaces; everything
+/// else (text boxes `wps`, groups, canvases, chart-extension charts `cx1`…, which
+/// [`chart::read`] reads, `a14` …) is read from the Choice.
+pub fn reads_choice(requires: &str) -> bool {
+    !requires
+        .split_whitespace()
+        .any(|prefix| matches!(prefix, "aink" | "am3d"))
+}
+
 /// The `.rels` part name for a part: `word/document.xml` → `word/_rels/document.xml.rels`.
 pub fn rels_path(part: &str) -> String {
     match part.rfind('/') {
@@ -355,6 +369,16 @@ pub fn core_properties(zip: &mut SafeZip<'_>) -> CoreProperties {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn choices_needing_unread_namespaces_are_refused() {
+        assert!(super::reads_choice("wps"));
+        assert!(super::reads_choice("a14 wpg"));
+        assert!(super::reads_choice(""));
+        assert!(super::reads_choice("cx1"));
+        assert!(!super::reads_choice("wps aink"));
+        assert!(!super::reads_choice("am3d"));
+    }
+
     use super::*;
     use std::io::Write;
 
