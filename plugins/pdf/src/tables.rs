@@ -121,7 +121,6 @@ pub fn extract(rules: &[Rect], items: &mut Vec<Item>) -> Vec<(Rect, Table)> {
     } in candidates
     {
         let bbox = Rect::new(xs[0], ys[0], xs[xs.len() - 1], ys[ys.len() - 1]);
-
         let (rows, cols) = (ys.len() - 1, xs.len() - 1);
         let mut cells: Vec<Vec<Vec<Word>>> = vec![vec![Vec::new(); cols]; rows];
         let mut taken = 0usize;
@@ -294,10 +293,6 @@ fn merge_continuation_rows(table: &mut Table) {
 /// joins the line above. (A second header row under a spanning group label fills cells the
 /// line above leaves empty.)
 fn merge_header_lines(table: &mut Table) {
-    let text = |c: &Cell| match c.content.first() {
-        Some(Inline::Text { text, .. }) => text.clone(),
-        _ => String::new(),
-    };
     let mut i = 1;
     while i < table.header_rows.min(table.rows.len()) {
         let (above, row) = (&table.rows[i - 1], &table.rows[i]);
@@ -313,8 +308,9 @@ fn merge_header_lines(table: &mut Table) {
         for (c, cell) in row.into_iter().enumerate() {
             if let Some(above) = table.rows[i - 1].get_mut(c) {
                 if !cell.content.is_empty() {
-                    let joined = format!("{} {}", text(above), text(&cell));
-                    above.content = vec![Inline::plain(joined)];
+                    // The words keep their weight and links; the line break is a space.
+                    above.content.push(Inline::plain(" "));
+                    above.content.extend(cell.content);
                 }
             }
         }
