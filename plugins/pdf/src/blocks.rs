@@ -260,7 +260,7 @@ pub fn join_continued(out: &mut Vec<Block>, next: Vec<Block>) {
                 Block::Heading {
                     level: prev_level,
                     content: prev,
-                } if *prev_level == level && !ends_sentence(prev) => {
+                } if *prev_level == level && !ends_on_stop(prev) => {
                     prev.push(Inline::plain(" "));
                     prev.extend(content);
                 }
@@ -339,22 +339,23 @@ fn continued_text(block: &mut Block) -> Option<&mut Vec<Inline>> {
     }
 }
 
-/// Whether a text ends on a sentence's or a lead-in's last mark.
-fn ends_sentence(text: &[Inline]) -> bool {
-    let last = text.iter().rev().find_map(|i| match i {
+/// The last character of a text's words.
+fn last_char(text: &[Inline]) -> Option<char> {
+    text.iter().rev().find_map(|i| match i {
         Inline::Text { text, .. } => text.trim_end().chars().next_back(),
         _ => None,
-    });
-    last.is_some_and(|c| matches!(c, '.' | '!' | '?' | ':' | ';'))
+    })
+}
+
+/// Whether a text ends on a sentence's or a lead-in's last mark.
+fn ends_on_stop(text: &[Inline]) -> bool {
+    last_char(text).is_some_and(|c| matches!(c, '.' | '!' | '?' | ':' | ';'))
 }
 
 /// Whether a paragraph that starts with `next` continues `prev`: `prev` stops mid-sentence
 /// (on a letter, digit or comma) and `next` starts with a lower-case letter.
 fn runs_on(prev: &[Inline], next: &[Inline]) -> bool {
-    let last = prev.iter().rev().find_map(|i| match i {
-        Inline::Text { text, .. } => text.trim_end().chars().next_back(),
-        _ => None,
-    });
+    let last = last_char(prev);
     let first = next.iter().find_map(|i| match i {
         Inline::Text { text, .. } => text.trim_start().chars().next(),
         _ => None,
