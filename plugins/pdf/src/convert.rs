@@ -95,11 +95,15 @@ pub fn convert(
             .as_mut()
             .map(|f| f.code_fixes(index as usize))
             .unwrap_or_default();
+        let inherits = fast
+            .as_ref()
+            .is_some_and(|f| f.inherits_resources(index as usize));
         let page = match pages.get(index as i32) {
             Ok(mut page) => read_page(
                 &mut page,
                 &doc,
                 &fixes,
+                inherits,
                 number,
                 &mut sizes,
                 &mut budget,
@@ -272,6 +276,7 @@ fn read_page(
     page: &mut PdfPage<'_>,
     document: &PdfDocument<'_>,
     fixes: &crate::content::CodeFixes,
+    inherits_resources: bool,
     number: u32,
     sizes: &mut BTreeMap<u32, usize>,
     budget: &mut images::Budget,
@@ -282,6 +287,21 @@ fn read_page(
     let (_, height) = transform.display_size();
     // Links first: flattening below takes the page's annotations away.
     let links = links(page, &transform);
+    let read = |page: &PdfPage<'_>, check: &mut MapCheck| {
+        page.text().ok().map(|text| {
+            let mut glyphs = glyphs::page_glyphs(&text, page, &transform, check, fixes);
+            glyphs::drop_overprints(&mut glyphs);
+            glyphs
+        })
+    };
+    // PDFium gives a flattened page that took its resources from the page tree a resource
+    // dictionary of its own without them: the page's fonts are lost and its text comes out
+    // as glyph codes. Such a page with fields is read before flattening too, and that
+    // reading is kept when only flattening made the codes unreadable.
+    let before = (inherits_resources && has_form_fields(page)).then(|| {
+        let mut check = MapCheck::default();
+        (read(page, &mut check), check)
+    });
     // PDFium rewrites a flattened page's content but its loaded objects still point at the
     // old one (iterating them crashed PDFium on IRS forms from pdf.js's and pdfminer's test
     // files): the page is loaded again and read from the new load.
@@ -292,19 +312,23 @@ fn read_page(
     };
     let page: &PdfPage<'_> = reloaded.as_ref().unwrap_or(page);
     let mut check = MapCheck::default();
-    let mut glyphs = match page.text() {
-        Ok(text) => {
-            let mut glyphs = glyphs::page_glyphs(&text, page, &transform, &mut check, fixes);
-            glyphs::drop_overprints(&mut glyphs);
-            glyphs
-        }
-        Err(_) => {
+    let mut glyphs = read(page, &mut check);
+    if let Some((Some(unflattened), before)) = before {
+        if check.verdict().0 >= UNMAPPED_SHARE && before.verdict().0 < UNMAPPED_SHARE {
             ctx.warn(format!(
-                "The text of page {number} could not be read: its content is damaged"
+                "The values of the form fields on page {number} were not read: the page takes \
+                 its fonts from the document's page tree, and reading its fields loses them."
             ));
-            Vec::new()
+            glyphs = Some(unflattened);
+            check = before;
         }
-    };
+    }
+    let mut glyphs = glyphs.unwrap_or_else(|| {
+        ctx.warn(format!(
+            "The text of page {number} could not be read: its content is damaged"
+        ));
+        Vec::new()
+    });
     // Text in a font without a usable Unicode mapping is codes, not characters: such a page
     // is read from its image when OCR is on (the text layer is dropped), else reported.
     let mut ocr = None;
@@ -525,19 +549,23 @@ fn finish_page(
     })
 }
 
+/// Whether the page has form widgets.
+fn has_form_fields(page: &PdfPage<'_>) -> bool {
+    page.annotations().iter().any(|a| {
+        matches!(
+            a.annotation_type(),
+            PdfPageAnnotationType::Widget | PdfPageAnnotationType::XfaWidget
+        )
+    })
+}
+
 /// Form fields (text boxes, check boxes, choices) show their values through appearance
 /// streams that are not page content, so PDFium's text page leaves them out; a filled form
 /// would lose every answer. Pages with form widgets are flattened first (in memory only):
 /// the fields' appearances become page content and are read like the rest of the page.
 /// True when the page had fields and was flattened.
 fn flatten_form_fields(page: &mut PdfPage<'_>, number: u32, ctx: &mut Context<'_>) -> bool {
-    let has_fields = page.annotations().iter().any(|a| {
-        matches!(
-            a.annotation_type(),
-            PdfPageAnnotationType::Widget | PdfPageAnnotationType::XfaWidget
-        )
-    });
-    if !has_fields {
+    if !has_form_fields(page) {
         return false;
     }
     if page.flatten().is_err() {

@@ -221,6 +221,15 @@ impl<'a> FastDoc<'a> {
     /// page and of its forms, by the names PDFium's text page reports (a Type0 font by its
     /// CID font's `BaseFont`, a TrueType font without its subset tag, any other by its
     /// `BaseFont`).
+    /// Whether page `index` takes its resources (fonts, images) from a parent node of the
+    /// page tree rather than its own dictionary: PDFium's flattening gives such a page a
+    /// dictionary of its own without them, and its text loses its fonts.
+    pub fn inherits_resources(&self, index: usize) -> bool {
+        self.pages
+            .get(index)
+            .is_some_and(|info| info.dict.get(b"Resources").is_none() && info.resources.is_some())
+    }
+
     pub fn code_fixes(&mut self, index: usize) -> CodeFixes {
         let mut out = CodeFixes::default();
         let Some(info) = self.pages.get(index) else {

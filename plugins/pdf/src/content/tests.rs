@@ -6,6 +6,11 @@ use super::FastDoc;
 /// A PDF of numbered objects (1: catalog, 2: pages, then `objects` from 3 on); each page
 /// object must say `/Parent 2 0 R`. Streams are written with their right length.
 fn pdf(pages: &[u32], objects: &[(&str, Option<&[u8]>)]) -> Vec<u8> {
+    pdf_tree(pages, "", objects)
+}
+
+/// [`pdf`] with `tree` added to the page tree's root (entries its pages inherit).
+fn pdf_tree(pages: &[u32], tree: &str, objects: &[(&str, Option<&[u8]>)]) -> Vec<u8> {
     let mut out = b"%PDF-1.4\n".to_vec();
     let mut offsets = Vec::new();
     let kids: Vec<String> = pages.iter().map(|p| format!("{p} 0 R")).collect();
@@ -13,7 +18,7 @@ fn pdf(pages: &[u32], objects: &[(&str, Option<&[u8]>)]) -> Vec<u8> {
         ("<< /Type /Catalog /Pages 2 0 R >>".into(), None),
         (
             format!(
-                "<< /Type /Pages /Kids [{}] /Count {} >>",
+                "<< /Type /Pages /Kids [{}] /Count {} {tree}>>",
                 kids.join(" "),
                 pages.len()
             ),
@@ -620,4 +625,26 @@ fn an_image_too_big_for_the_box_is_shrunk_as_it_inflates() {
         assert_eq!((px, w, h), expected, "{dict}");
         assert_eq!((w, h), (16, 10));
     }
+}
+
+#[test]
+fn a_page_that_takes_its_resources_from_the_page_tree_says_so() {
+    // Page 3 has its own resources, page 4 takes the tree's.
+    let own = page(5, "");
+    let inherited =
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 600 800] /Contents 5 0 R >>".to_string();
+    let content: &[u8] = b"BT /F1 12 Tf 72 700 Td (Hello) Tj ET";
+    let bytes = pdf_tree(
+        &[3, 4],
+        "/Resources << /Font << /F1 6 0 R >> >> ",
+        &[
+            (&own, None),
+            (&inherited, None),
+            ("<< /Length LEN >>", Some(content)),
+            (HELVETICA, None),
+        ],
+    );
+    let doc = FastDoc::open(&bytes, u64::MAX, 2).expect("readable");
+    assert!(!doc.inherits_resources(0));
+    assert!(doc.inherits_resources(1));
 }
