@@ -298,14 +298,15 @@ fn read_page(
     // dictionary of its own without them: the page's fonts are lost and its text comes out
     // as glyph codes. Such a page with fields is read before flattening too, and that
     // reading is kept when only flattening made the codes unreadable.
-    let before = (inherits_resources && has_form_fields(page)).then(|| {
+    let fields = has_form_fields(page);
+    let before = (inherits_resources && fields).then(|| {
         let mut check = MapCheck::default();
         (read(page, &mut check), check)
     });
     // PDFium rewrites a flattened page's content but its loaded objects still point at the
     // old one (iterating them crashed PDFium on IRS forms from pdf.js's and pdfminer's test
     // files): the page is loaded again and read from the new load.
-    let reloaded = if flatten_form_fields(page, number, ctx) {
+    let reloaded = if fields && flatten_form_fields(page, number, ctx) {
         document.pages().get(number as i32 - 1).ok()
     } else {
         None
@@ -563,11 +564,8 @@ fn has_form_fields(page: &PdfPage<'_>) -> bool {
 /// streams that are not page content, so PDFium's text page leaves them out; a filled form
 /// would lose every answer. Pages with form widgets are flattened first (in memory only):
 /// the fields' appearances become page content and are read like the rest of the page.
-/// True when the page had fields and was flattened.
+/// Called for a page with form widgets; true when it was flattened.
 fn flatten_form_fields(page: &mut PdfPage<'_>, number: u32, ctx: &mut Context<'_>) -> bool {
-    if !has_form_fields(page) {
-        return false;
-    }
     if page.flatten().is_err() {
         ctx.warn(format!(
             "The form fields on page {number} could not be read; their values are missing."
@@ -774,12 +772,10 @@ fn run_text(content: &[Inline]) -> String {
 /// starts with one followed by a word; parts are one to three digits.
 fn section_depth(text: &str) -> Option<usize> {
     let (number, rest) = text.trim_start().split_once(char::is_whitespace)?;
-    let number = number.strip_suffix('.').unwrap_or(number);
-    let parts: Vec<&str> = number.split('.').collect();
-    let ok = parts
-        .iter()
-        .all(|p| (1..=3).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()));
-    (ok && rest.trim_start().starts_with(char::is_alphabetic)).then_some(parts.len())
+    let depth = crate::blocks::section_number(number)?;
+    rest.trim_start()
+        .starts_with(char::is_alphabetic)
+        .then_some(depth)
 }
 
 /// Numbered section headings one level under the headings whose numbers they extend: "2.1

@@ -159,12 +159,14 @@ pub fn detect(pages: &[PageItems<'_>], body_size: f32) -> Vec<(Vec<usize>, Vec<u
                     });
                 // A list marker set apart from its item's text ("–" then the words): an
                 // item that happens to open several pages, not a running head.
-                let marker = !key.chars().any(|c| c.is_alphanumeric() || c == '#')
-                    && page.items.iter().any(|other| match other {
-                        Item::Run(o) if same_line(o) => o.rect.x0 >= run.rect.x1,
-                        _ => false,
-                    });
-                if ((repeats || is_page_number(&key)) && !in_row && !marker)
+                let marker = || {
+                    !key.chars().any(|c| c.is_alphanumeric() || c == '#')
+                        && page.items.iter().any(|other| match other {
+                            Item::Run(o) if same_line(o) => o.rect.x0 >= run.rect.x1,
+                            _ => false,
+                        })
+                };
+                if ((repeats || is_page_number(&key)) && !in_row && !marker())
                     || (words <= 8
                         && run.size <= 1.05 * body_size
                         && carries_number(&text, index + 1))
