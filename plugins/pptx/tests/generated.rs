@@ -125,6 +125,25 @@ fn build() -> Vec<u8> {
     ])
 }
 
+/// A presentation of one slide whose part is `slide`.
+fn one_slide_deck(slide: &str) -> Vec<u8> {
+    let pres = format!(
+        r#"<p:presentation {P}><p:sldIdLst><p:sldId id="256" r:id="rA"/></p:sldIdLst></p:presentation>"#
+    );
+    zip(&[
+        (
+            "_rels/.rels",
+            rels(&[("r1", "officeDocument", "ppt/presentation.xml")]).as_bytes(),
+        ),
+        ("ppt/presentation.xml", pres.as_bytes()),
+        (
+            "ppt/_rels/presentation.xml.rels",
+            rels(&[("rA", "slide", "slides/slide1.xml")]).as_bytes(),
+        ),
+        ("ppt/slides/slide1.xml", slide.as_bytes()),
+    ])
+}
+
 fn text_of(blocks: &[Block]) -> Vec<String> {
     fn inl(v: &[Inline]) -> String {
         v.iter()
@@ -303,21 +322,7 @@ fn deep_nesting_is_cut_off_not_a_stack_overflow() {
         r#"<p:sld {P} xmlns:mc="mc"><p:cSld><p:spTree>{}{shapes}</p:spTree></p:cSld></p:sld>"#,
         sp(Some("title"), 0, 0, &para("Deep"))
     );
-    let pres = format!(
-        r#"<p:presentation {P}><p:sldIdLst><p:sldId id="256" r:id="rA"/></p:sldIdLst></p:presentation>"#
-    );
-    let bytes = zip(&[
-        (
-            "_rels/.rels",
-            rels(&[("r1", "officeDocument", "ppt/presentation.xml")]).as_bytes(),
-        ),
-        ("ppt/presentation.xml", pres.as_bytes()),
-        (
-            "ppt/_rels/presentation.xml.rels",
-            rels(&[("rA", "slide", "slides/slide1.xml")]).as_bytes(),
-        ),
-        ("ppt/slides/slide1.xml", slide.as_bytes()),
-    ]);
+    let bytes = one_slide_deck(&slide);
     let input = Input {
         bytes: &bytes,
         file_name: "d.pptx",
@@ -343,21 +348,7 @@ fn a_choice_needing_an_unread_namespace_gives_way_to_its_fallback() {
     let slide = format!(
         r#"<p:sld {P} xmlns:mc="mc"><p:cSld><p:spTree><p:nvGrpSpPr/><p:grpSpPr/>{cx}{fallback}</mc:Fallback></mc:AlternateContent>{boxed}</p:spTree></p:cSld></p:sld>"#
     );
-    let pres = format!(
-        r#"<p:presentation {P}><p:sldIdLst><p:sldId id="256" r:id="rA"/></p:sldIdLst></p:presentation>"#
-    );
-    let bytes = zip(&[
-        (
-            "_rels/.rels",
-            rels(&[("r1", "officeDocument", "ppt/presentation.xml")]).as_bytes(),
-        ),
-        ("ppt/presentation.xml", pres.as_bytes()),
-        (
-            "ppt/_rels/presentation.xml.rels",
-            rels(&[("rA", "slide", "slides/slide1.xml")]).as_bytes(),
-        ),
-        ("ppt/slides/slide1.xml", slide.as_bytes()),
-    ]);
+    let bytes = one_slide_deck(&slide);
     let input = Input {
         bytes: &bytes,
         file_name: "cx.pptx",

@@ -457,28 +457,16 @@ mod tests {
 <cx:axis id="0"><cx:title><cx:tx><cx:txData><cx:v>Axis</cx:v></cx:txData></cx:tx></cx:title></cx:axis></cx:plotArea></cx:chart></cx:chartSpace>"#;
         let c = read(xml);
         assert_eq!(c.title.as_deref(), Some("Cash flow"));
-        let t = c.table.expect("table");
-        let text: Vec<Vec<String>> = t
-            .rows
-            .iter()
-            .map(|r| {
-                r.iter()
-                    .map(|c| match c.content.first() {
-                        Some(Inline::Text { text, .. }) => text.clone(),
-                        _ => String::new(),
-                    })
-                    .collect()
-            })
-            .collect();
-        assert_eq!(
-            text,
-            [
-                ["", "Amount"],
-                ["Start", "100"],
-                ["Q1", "-40.1"],
-                ["End", "60"]
-            ]
-        );
+        let want: Vec<Vec<Cell>> = [
+            ["", "Amount"],
+            ["Start", "100"],
+            ["Q1", "-40.1"],
+            ["End", "60"],
+        ]
+        .iter()
+        .map(|r| r.iter().map(|&t| Cell::text(t)).collect())
+        .collect();
+        assert_eq!(c.table.expect("table").rows, want);
     }
 
     #[test]
@@ -491,17 +479,13 @@ mod tests {
 <c:ser><c:cat><c:numLit><c:pt idx="0"><c:v>2.0000000000000004</c:v></c:pt></c:numLit></c:cat><c:val><c:numLit><c:pt idx="0"><c:v>0.1</c:v></c:pt><c:pt idx="1"><c:v>-7.7999999999999998</c:v></c:pt><c:pt idx="2"><c:v>4.0000000000000029E-2</c:v></c:pt><c:pt idx="3"><c:v>1.2345678901234567E+20</c:v></c:pt></c:numLit></c:val></c:ser>
 </c:barChart></c:plotArea></c:chart></c:chartSpace>"#;
         let t = read(xml).table.expect("table");
-        let text = |r: usize, c: usize| match t.rows[r][c].content.first() {
-            Some(Inline::Text { text, .. }) => text.clone(),
-            _ => String::new(),
-        };
-        assert_eq!(text(1, 0), "0.30000000000000004");
-        assert_eq!(text(1, 1), "4.4");
-        assert_eq!(text(2, 1), "0.0000123456789012346");
-        assert_eq!(text(1, 2), "0.1");
-        assert_eq!(text(2, 2), "-7.8");
-        assert_eq!(text(3, 2), "0.04");
-        assert_eq!(text(4, 2), "1.23456789012346E20");
+        assert_eq!(t.rows[1][0], Cell::text("0.30000000000000004"));
+        assert_eq!(t.rows[1][1], Cell::text("4.4"));
+        assert_eq!(t.rows[2][1], Cell::text("0.0000123456789012346"));
+        assert_eq!(t.rows[1][2], Cell::text("0.1"));
+        assert_eq!(t.rows[2][2], Cell::text("-7.8"));
+        assert_eq!(t.rows[3][2], Cell::text("0.04"));
+        assert_eq!(t.rows[4][2], Cell::text("1.23456789012346E20"));
     }
 
     #[test]
