@@ -1,57 +1,13 @@
 //! Cell values as a person reads them: numbers without float noise, dates in ISO 8601 when no
 //! number format says otherwise, `TRUE`/`FALSE`, Excel's error codes.
 
-use crate::numfmt::NumFmt;
 use calamine::{CellErrorType, Data};
+use quire_ooxml::numfmt::{plain_number, NumFmt};
 use std::fmt::Write;
-
-/// A number as Excel's General format would show it, but never in exponent notation for
-/// ordinary magnitudes: rounded to 15 significant digits (Excel's precision, which removes
-/// binary noise like `0.30000000000000004`), then the shortest text that reads back the same.
-pub fn plain_number(v: f64) -> String {
-    if !v.is_finite() {
-        return "#NUM!".into();
-    }
-    if v == v.trunc() && v.abs() < 1e15 {
-        return format!("{}", v as i64);
-    }
-    let mut buf = ryu::Buffer::new();
-    // the shortest round-trip text; only 16-17 significant digits can carry binary noise
-    let digits = buf
-        .format_finite(v)
-        .bytes()
-        .take_while(|&b| b != b'e')
-        .filter(u8::is_ascii_digit)
-        .count();
-    let rounded: f64 = if digits > 15 {
-        format!("{v:.14e}").parse().unwrap_or(v)
-    } else {
-        v
-    };
-    let s = buf.format_finite(rounded);
-    if !s.contains('e') {
-        return s.strip_suffix(".0").unwrap_or(s).to_owned();
-    }
-    let abs = rounded.abs();
-    if (1e-9..1e21).contains(&abs) {
-        // expand exponent notation into plain digits
-        let mut out = format!("{rounded:.20}");
-        if out.contains('.') {
-            while out.ends_with('0') {
-                out.pop();
-            }
-            if out.ends_with('.') {
-                out.pop();
-            }
-        }
-        return out;
-    }
-    s.to_owned()
-}
 
 /// ISO 8601 for a serial date-time: a date, a time, or both, by what the value holds.
 pub fn iso_datetime(serial: f64, date1904: bool) -> String {
-    if !(0.0..crate::numfmt::MAX_SERIAL).contains(&serial) {
+    if !(0.0..quire_ooxml::numfmt::MAX_SERIAL).contains(&serial) {
         return plain_number(serial);
     }
     let dt = calamine::ExcelDateTime::new(serial, calamine::ExcelDateTimeType::DateTime, date1904);
@@ -134,20 +90,24 @@ pub fn render(data: &Data, fmt: Option<&NumFmt>, date1904: bool, out: &mut Strin
 mod tests {
     use super::*;
 
+    /// The chart formatter in quire-ooxml computes dates itself; it must agree with calamine,
+    /// which the sheets' ISO dates use, on every day Excel can show and on times of day.
     #[test]
-    fn numbers_lose_float_noise() {
-        assert_eq!(plain_number(0.1), "0.1");
-        assert_eq!(plain_number(0.1 + 0.2), "0.3");
-        assert_eq!(plain_number(196.0), "196");
-        assert_eq!(plain_number(-3.0), "-3");
-        assert_eq!(plain_number(22.2222), "22.2222");
-        assert_eq!(
-            plain_number("19.989999999999998".parse().unwrap_or(0.0)),
-            "19.99"
-        );
-        assert_eq!(plain_number(1e20), "100000000000000000000");
-        assert_eq!(plain_number(0.000001), "0.000001");
-        assert_eq!(plain_number(1.5e300), "1.5e300");
+    fn serial_dates_agree_with_calamine() {
+        use calamine::{ExcelDateTime, ExcelDateTimeType};
+        for date1904 in [false, true] {
+            let mut day = 0.0;
+            while day < quire_ooxml::numfmt::MAX_SERIAL {
+                for frac in [0.0, 0.25, 0.5000057870370371, 0.999_999_999] {
+                    let v = day + frac;
+                    let ours = quire_ooxml::numfmt::serial_parts(v, date1904);
+                    let theirs = ExcelDateTime::new(v, ExcelDateTimeType::DateTime, date1904)
+                        .to_ymd_hms_milli();
+                    assert_eq!(ours, theirs, "serial {v}, 1904: {date1904}");
+                }
+                day += if day < 1500.0 { 1.0 } else { 97.0 };
+            }
+        }
     }
 
     #[test]

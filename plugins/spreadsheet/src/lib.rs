@@ -11,7 +11,6 @@ mod cell;
 mod comments;
 mod csv;
 mod merges;
-mod numfmt;
 mod ods;
 mod regions;
 mod workbook;

@@ -9,11 +9,11 @@
 use crate::cell;
 use crate::comments::{self, Comment};
 use crate::merges::{Filler, Merge};
-use crate::numfmt::NumFmt;
 use crate::regions::{self, Fill, Occupancy, Rect};
 use crate::{ods, xls, xlsb, xlsx};
 use calamine::{Data, Ods, Range, Reader, Xls, Xlsb, Xlsx};
 use quire_ooxml::chart::Chart;
+use quire_ooxml::numfmt::NumFmt;
 use quire_plugin_api::{
     Block, Context, Document, DocumentKind, Error, ErrorKind, Grid, Part, Result,
 };

@@ -5,7 +5,7 @@
 //! still come from calamine; this only says how to show them. Any inconsistency ends the scan
 //! quietly (cells then fall back to plain rendering).
 
-use crate::numfmt::{self, NumFmt};
+use quire_ooxml::numfmt::{self, NumFmt};
 use quire_plugin_api::Limits;
 use std::collections::HashMap;
 use std::io::{Cursor, Read};

@@ -9,10 +9,10 @@
 
 use crate::comments::{self, Comment};
 use crate::merges::Merge;
-use crate::numfmt::{self, NumFmt};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 use quire_ooxml::chart::{self, Chart};
+use quire_ooxml::numfmt::{self, NumFmt};
 use quire_ooxml::{relationships, Relationship, SafeZip};
 use quire_plugin_api::{Error, Limits, Metadata, Result};
 use std::collections::HashMap;

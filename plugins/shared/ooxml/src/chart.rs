@@ -8,6 +8,7 @@
 //! Every format renders a chart the same way, with [`Chart::blocks`]: a bold line
 //! `Chart: <title>` (or `Chart`), then the table.
 
+use crate::numfmt::NumFmt;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 use quire_plugin_api::{Block, Cell, Inline, Style, Table};
@@ -89,8 +90,22 @@ pub fn read(xml: &[u8]) -> Chart {
     let mut in_value = false;
     // Inside a number cache or literal: its points are numbers, not text.
     let mut numeric = false;
+    // The open number cache's format code (`c:formatCode`), a point's own (`c:pt formatCode`)
+    // and whether serial dates count from 1904.
+    let mut cache_format: Option<NumFmt> = None;
+    let mut point_format: Option<NumFmt> = None;
+    let mut in_format = false;
+    let mut date1904 = false;
     loop {
         match reader.read_event() {
+            Ok(Event::Empty(e)) if e.local_name().as_ref() == b"date1904" => {
+                date1904 = attr(&e, b"val").is_none_or(|v| v == "1" || v == "true");
+            }
+            Ok(Event::Text(t)) if in_format => {
+                if let Ok(code) = t.unescape() {
+                    cache_format = Some(NumFmt::parse(code.trim()));
+                }
+            }
             Ok(Event::Start(e)) => {
                 depth += 1;
                 let name = e.local_name();
@@ -115,15 +130,23 @@ pub fn read(xml: &[u8]) -> Chart {
                     b"val" | b"yVal" if ser_depth.is_some_and(|d| d + 1 == depth) => {
                         section = In::Values
                     }
-                    b"pt" => pt_idx = attr(&e, b"idx").and_then(|v| v.parse().ok()).unwrap_or(0),
+                    b"pt" => {
+                        pt_idx = attr(&e, b"idx").and_then(|v| v.parse().ok()).unwrap_or(0);
+                        point_format = attr(&e, b"formatCode").map(|c| NumFmt::parse(&c));
+                    }
                     b"v" | b"t" => in_value = true,
                     b"numCache" | b"numLit" => numeric = true,
+                    b"formatCode" if numeric => in_format = true,
                     _ => {}
                 }
             }
             Ok(Event::Text(t)) if in_value => {
                 let Ok(t) = t.unescape() else { continue };
-                let t = match numeric.then(|| general_number(&t)).flatten() {
+                let format = point_format.as_ref().or(cache_format.as_ref());
+                let t = match numeric
+                    .then(|| shown_number(&t, format, date1904))
+                    .flatten()
+                {
                     Some(n) => n.into(),
                     None => t,
                 };
@@ -145,7 +168,12 @@ pub fn read(xml: &[u8]) -> Chart {
             Ok(Event::End(e)) => {
                 match e.local_name().as_ref() {
                     b"v" | b"t" => in_value = false,
-                    b"numCache" | b"numLit" => numeric = false,
+                    b"numCache" | b"numLit" => {
+                        numeric = false;
+                        cache_format = None;
+                    }
+                    b"formatCode" => in_format = false,
+                    b"pt" => point_format = None,
                     b"tx" | b"cat" | b"val" | b"xVal" | b"yVal"
                         if ser_depth.is_some_and(|d| d + 1 == depth) =>
                     {
@@ -212,6 +240,8 @@ fn read_ex(xml: &[u8]) -> Chart {
     let mut dim = Dim::None;
     let mut numeric = false;
     let mut levels = 0usize;
+    // The plotted level's format code (`cx:lvl formatCode`)
+    let mut level_format: Option<NumFmt> = None;
     let mut pt_idx = None;
     let mut in_text = false;
     loop {
@@ -227,7 +257,10 @@ fn read_ex(xml: &[u8]) -> Chart {
                         s.0.push_str(&t);
                     }
                 } else if let (Some(i), Some(d)) = (pt_idx, data.last_mut()) {
-                    let t = match numeric.then(|| general_number(&t)).flatten() {
+                    let shown = numeric
+                        .then(|| shown_number(&t, level_format.as_ref(), false))
+                        .flatten();
+                    let t = match shown {
                         Some(n) => n,
                         None => t.into_owned(),
                     };
@@ -298,6 +331,7 @@ fn read_ex(xml: &[u8]) -> Chart {
                 if levels > 1 {
                     dim = Dim::None;
                 }
+                level_format = attr(&e, b"formatCode").map(|c| NumFmt::parse(&c));
             }
             b"pt" if dim != Dim::None && !empty => {
                 pt_idx = attr(&e, b"idx").and_then(|v| v.parse().ok()).or(Some(0));
@@ -344,6 +378,19 @@ fn read_ex(xml: &[u8]) -> Chart {
     Chart {
         title: (!title.is_empty()).then(|| title.to_owned()),
         table: to_table(&list),
+    }
+}
+
+/// A cached number as the chart shows it, where that differs from the text: by its format
+/// code (a date's serial as the date, `0%` as a percentage), or as General shows it.
+fn shown_number(text: &str, format: Option<&NumFmt>, date1904: bool) -> Option<String> {
+    match format.filter(|f| !f.is_general()) {
+        Some(f) => {
+            let x = text.trim().parse::<f64>().ok().filter(|x| x.is_finite())?;
+            let shown = f.format(x, date1904);
+            (!shown.is_empty()).then_some(shown)
+        }
+        None => general_number(text),
     }
 }
 
@@ -486,6 +533,33 @@ mod tests {
         assert_eq!(t.rows[2][2], Cell::text("-7.8"));
         assert_eq!(t.rows[3][2], Cell::text("0.04"));
         assert_eq!(t.rows[4][2], Cell::text("1.23456789012346E20"));
+    }
+
+    #[test]
+    fn cached_numbers_follow_their_format_code() {
+        // A time series as PowerPoint caches it: date serials under `m/d/yyyy`, shares under
+        // `0%`, one point with a format of its own; then the same dates in a 1904 workbook
+        // and a chart-extension level with its format code as an attribute.
+        let xml = br#"<c:chartSpace xmlns:c="c"><c:date1904 val="0"/><c:chart><c:plotArea><c:lineChart><c:ser>
+<c:cat><c:numRef><c:numCache><c:formatCode>m/d/yyyy</c:formatCode><c:pt idx="0"><c:v>37261</c:v></c:pt><c:pt idx="1"><c:v>37262</c:v></c:pt></c:numCache></c:numRef></c:cat>
+<c:val><c:numRef><c:numCache><c:formatCode>0%</c:formatCode><c:pt idx="0"><c:v>0.25</c:v></c:pt><c:pt idx="1" formatCode="0.00"><c:v>1.5</c:v></c:pt></c:numCache></c:numRef></c:val></c:ser>
+</c:lineChart></c:plotArea></c:chart></c:chartSpace>"#;
+        let t = read(xml).table.expect("table");
+        assert_eq!(t.rows[1][0], Cell::text("1/5/2002"));
+        assert_eq!(t.rows[2][0], Cell::text("1/6/2002"));
+        assert_eq!(t.rows[1][1], Cell::text("25%"));
+        assert_eq!(t.rows[2][1], Cell::text("1.50"));
+        let xml1904 =
+            String::from_utf8_lossy(xml).replace(r#"date1904 val="0""#, r#"date1904 val="1""#);
+        let t = read(xml1904.as_bytes()).table.expect("table");
+        assert_eq!(t.rows[1][0], Cell::text("1/6/2006"));
+        let ex = br##"<cx:chartSpace xmlns:cx="http://schemas.microsoft.com/office/drawing/2014/chartex"><cx:chartData><cx:data id="0">
+<cx:numDim type="cat"><cx:lvl ptCount="1" formatCode="yyyy-mm-dd"><cx:pt idx="0">45000</cx:pt></cx:lvl></cx:numDim>
+<cx:numDim type="val"><cx:lvl ptCount="1" formatCode="#,##0"><cx:pt idx="0">1234567</cx:pt></cx:lvl></cx:numDim></cx:data></cx:chartData>
+<cx:chart><cx:plotArea><cx:plotAreaRegion><cx:series layoutId="waterfall"><cx:tx><cx:txData><cx:v>Cash</cx:v></cx:txData></cx:tx><cx:dataId val="0"/></cx:series></cx:plotAreaRegion></cx:plotArea></cx:chart></cx:chartSpace>"##;
+        let t = read(ex).table.expect("table");
+        assert_eq!(t.rows[1][0], Cell::text("2023-03-15"));
+        assert_eq!(t.rows[1][1], Cell::text("1,234,567"));
     }
 
     #[test]

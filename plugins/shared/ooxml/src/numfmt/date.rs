@@ -3,7 +3,7 @@
 use super::{Section, Tok};
 
 /// Serial number of 10000-01-01, the first day Excel cannot show.
-pub(crate) const MAX_SERIAL: f64 = 2_958_466.0;
+pub const MAX_SERIAL: f64 = 2_958_466.0;
 
 const MONTHS: [&str; 12] = [
     "January",
@@ -41,10 +41,55 @@ fn weekday(y: i64, m: u32, d: u32) -> usize {
     (days + 4).rem_euclid(7) as usize
 }
 
+/// Civil date of a count of days since 1970-01-01 (Hinnant's `civil_from_days`).
+fn civil(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// Year, month, day, hour, minute, second and millisecond of a serial date-time in
+/// `0..MAX_SERIAL`: in the 1900 system serial 1 is 1900-01-01 and 60 the 29 February 1900
+/// that Excel counts (Lotus's leap-year error); serial 0, Excel's "1900-01-00", is
+/// 1899-12-31 as calamine gives it for sheet cells. In the 1904 system serial 0 is
+/// 1904-01-01.
+pub fn serial_parts(serial: f64, date1904: bool) -> (u16, u8, u8, u8, u8, u8, u16) {
+    let whole = serial.floor() as i64;
+    // days from 1970-01-01 to 1899-12-30 and to 1904-01-01
+    let (y, mo, d) = match (date1904, whole) {
+        (true, n) => civil(n - 24_107),
+        (false, 60) => (1900, 2, 29),
+        (false, n) if n < 60 => civil(n - 25_568),
+        (false, n) => civil(n - 25_569),
+    };
+    let secs_f = serial.fract() * 86_400.0;
+    let mut milli = (secs_f.fract() * 1000.0).round() as u64;
+    let mut secs = secs_f as u64;
+    if milli == 1000 {
+        secs += 1;
+        milli = 0;
+    }
+    (
+        y as u16,
+        mo as u8,
+        d as u8,
+        (secs / 3600) as u8,
+        (secs % 3600 / 60) as u8,
+        (secs % 60) as u8,
+        milli as u16,
+    )
+}
+
 pub(super) fn format_date(section: &Section, value: f64, date1904: bool) -> String {
     // Excel dates run from 1900 to 9999; outside that the serial is shown as a number
     if !(0.0..MAX_SERIAL).contains(&value) {
-        return crate::cell::plain_number(value);
+        return super::plain_number(value);
     }
     let toks = &section.tokens;
     let subsec = toks.iter().find_map(|t| match t {
@@ -54,8 +99,7 @@ pub(super) fn format_date(section: &Section, value: f64, date1904: bool) -> Stri
     // round to what the format shows: whole seconds unless sub-seconds are displayed
     let unit = 86_400.0 * 10f64.powi(i32::from(subsec.unwrap_or(0)));
     let rounded = (value * unit).round() / unit;
-    let dt = calamine::ExcelDateTime::new(rounded, calamine::ExcelDateTimeType::DateTime, date1904);
-    let (y, mo, d, h, mi, s, ms) = dt.to_ymd_hms_milli();
+    let (y, mo, d, h, mi, s, ms) = serial_parts(rounded, date1904);
     let twelve = toks.iter().any(|t| matches!(t, Tok::AmPm(_)));
     let total_secs = (rounded * 86_400.0).floor();
     let mut out = String::new();

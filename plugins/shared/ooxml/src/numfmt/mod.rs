@@ -1,8 +1,9 @@
 //! Excel number formats rendered the way Excel (en-US) shows a cell: `#,##0.00`, `0.00%`,
 //! `"$"#,##0_);($#,##0)`, `# ?/?`, `d-mmm-yy`, `[h]:mm:ss`, quoted literals, conditions...
 //!
-//! calamine reports whether a format is a date, but not the format itself, so the converter
-//! reads the format codes (styles.xml, BIFF FORMAT records) and renders numbers here. A format
+//! calamine reports whether a format is a date, but not the format itself, so the spreadsheet
+//! converter reads the format codes (styles.xml, BIFF FORMAT records) and renders numbers here;
+//! a chart part's cached points carry their format code too ([`crate::chart`]). A format
 //! is parsed once per workbook style ([`NumFmt::parse`]) and applied to many cells; [`number`]
 //! renders digits, grouping, fractions and exponents, [`date`] renders dates and times.
 //! Unsupported pieces (fill characters `*x`, colours, locale ids) are dropped, not guessed.
@@ -12,7 +13,7 @@ mod date;
 mod number;
 
 use date::format_date;
-pub(crate) use date::MAX_SERIAL;
+pub use date::{serial_parts, MAX_SERIAL};
 use number::{format_number, render_literals};
 
 #[derive(Debug, Clone)]
@@ -106,6 +107,50 @@ pub fn builtin(id: u32) -> Option<&'static str> {
         49 => "@",
         _ => return None,
     })
+}
+
+/// A number as Excel's General format would show it, but never in exponent notation for
+/// ordinary magnitudes: rounded to 15 significant digits (Excel's precision, which removes
+/// binary noise like `0.30000000000000004`), then the shortest text that reads back the same.
+pub fn plain_number(v: f64) -> String {
+    if !v.is_finite() {
+        return "#NUM!".into();
+    }
+    if v == v.trunc() && v.abs() < 1e15 {
+        return format!("{}", v as i64);
+    }
+    let mut buf = ryu::Buffer::new();
+    // the shortest round-trip text; only 16-17 significant digits can carry binary noise
+    let digits = buf
+        .format_finite(v)
+        .bytes()
+        .take_while(|&b| b != b'e')
+        .filter(u8::is_ascii_digit)
+        .count();
+    let rounded: f64 = if digits > 15 {
+        format!("{v:.14e}").parse().unwrap_or(v)
+    } else {
+        v
+    };
+    let s = buf.format_finite(rounded);
+    if !s.contains('e') {
+        return s.strip_suffix(".0").unwrap_or(s).to_owned();
+    }
+    let abs = rounded.abs();
+    if (1e-9..1e21).contains(&abs) {
+        // expand exponent notation into plain digits
+        let mut out = format!("{rounded:.20}");
+        if out.contains('.') {
+            while out.ends_with('0') {
+                out.pop();
+            }
+            if out.ends_with('.') {
+                out.pop();
+            }
+        }
+        return out;
+    }
+    s.to_owned()
 }
 
 impl NumFmt {
@@ -310,7 +355,7 @@ impl NumFmt {
         } else if section.tokens.contains(&Tok::General)
             || (!section.has_digits && !section.tokens.iter().any(|t| matches!(t, Tok::Lit(_))))
         {
-            let mut s = super::cell::plain_number(value);
+            let mut s = plain_number(value);
             if sign {
                 s.insert(0, '-');
             }
@@ -448,6 +493,22 @@ fn resolve_minutes(tokens: &mut [Tok]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_lose_float_noise() {
+        assert_eq!(plain_number(0.1), "0.1");
+        assert_eq!(plain_number(0.1 + 0.2), "0.3");
+        assert_eq!(plain_number(196.0), "196");
+        assert_eq!(plain_number(-3.0), "-3");
+        assert_eq!(plain_number(22.2222), "22.2222");
+        assert_eq!(
+            plain_number("19.989999999999998".parse().unwrap_or(0.0)),
+            "19.99"
+        );
+        assert_eq!(plain_number(1e20), "100000000000000000000");
+        assert_eq!(plain_number(0.000001), "0.000001");
+        assert_eq!(plain_number(1.5e300), "1.5e300");
+    }
 
     fn f(code: &str, v: f64) -> String {
         NumFmt::parse(code).format(v, false)
