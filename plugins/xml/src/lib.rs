@@ -2,10 +2,12 @@
 //!
 //! The element tree becomes `Document.data` (convention in [`tree`]'s docs) and a readable
 //! Markdown view ([`render`]) with headings, paragraphs, tables and lists for document-like
-//! XML (JATS, patents, RSS, XHTML, DocBook) and `name: value` lists or tables for data.
+//! XML (JATS, patents, RSS, XHTML, DocBook), office documents saved as XML ([`office`]: Word
+//! 2003 and flat OPC Word, Excel 2003) and `name: value` lists or tables for data.
 
 mod inline;
 mod names;
+mod office;
 mod render;
 mod table;
 pub mod tree;
@@ -78,6 +80,8 @@ impl Converter for XmlConverter {
             for root in &roots {
                 if xbrl::is_instance(root) {
                     xbrl::render(&mut renderer, root)?;
+                } else if let Some(kind) = office::kind(root) {
+                    office::render(&mut renderer, root, kind)?;
                 } else {
                     renderer.element(root, 1)?;
                 }

@@ -527,3 +527,147 @@ fn xbrl_tables_hold_at_most_four_periods_and_never_overwrite_a_value() {
         .collect();
     assert_eq!(widths, [(5, 2), (3, 2), (2, 2)]);
 }
+
+fn markdown_of(xml: &str) -> String {
+    let doc = convert(xml).unwrap();
+    let mut out = String::new();
+    for b in &doc.parts[0].blocks {
+        out.push_str(&block_text(b, 0));
+    }
+    out
+}
+
+/// A compact view of blocks: `#N text` for headings, `- `/`1. ` items indented by depth,
+/// `| a | b |` rows, `[^N] text` notes.
+fn block_text(b: &Block, depth: usize) -> String {
+    match b {
+        Block::Heading { level, content } => format!("#{level} {}\n", inline_text(content)),
+        Block::Paragraph(c) => format!("{}\n", inline_text(c)),
+        Block::List(l) => l
+            .items
+            .iter()
+            .map(|i| {
+                let mark = if l.ordered { "1." } else { "-" };
+                let mut s = String::new();
+                for (k, b) in i.blocks.iter().enumerate() {
+                    if k == 0 {
+                        s.push_str(&format!(
+                            "{}{mark} {}",
+                            "  ".repeat(depth),
+                            block_text(b, depth + 1)
+                        ));
+                    } else {
+                        s.push_str(&block_text(b, depth + 1));
+                    }
+                }
+                s
+            })
+            .collect(),
+        Block::Table(t) => t
+            .rows
+            .iter()
+            .map(|r| {
+                let cells: Vec<String> = r.iter().map(|c| inline_text(&c.content)).collect();
+                format!("| {} |\n", cells.join(" | "))
+            })
+            .collect(),
+        Block::Note { label, blocks } => {
+            let body: Vec<String> = blocks
+                .iter()
+                .map(|b| block_text(b, 0).trim().to_owned())
+                .collect();
+            format!("[^{label}] {}\n", body.join(" "))
+        }
+        other => format!("{other:?}\n"),
+    }
+}
+
+fn inline_text(inlines: &[Inline]) -> String {
+    inlines
+        .iter()
+        .map(|i| match i {
+            Inline::Text { text, style } if style.bold => format!("**{text}**"),
+            Inline::Text { text, style } if style.italic => format!("*{text}*"),
+            Inline::Text { text, .. } => text.clone(),
+            Inline::Link(link) => format!("[{}]({})", inline_text(&link.content), link.href),
+            Inline::NoteRef(l) => format!("[^{l}]"),
+            Inline::Break => "/".into(),
+            _ => String::new(),
+        })
+        .collect()
+}
+
+#[test]
+fn word_2003_xml_reads_as_a_document() {
+    // Styles by id, a heading, a bold run, a tracked deletion, a footnote inside its run, a
+    // numbered list whose label Word wrote out, a bullet, a table with a span and a link, a
+    // text box, a comment and a field code.
+    let xml = r#"<?xml version="1.0"?><?mso-application progid="Word.Document"?>
+<w:wordDocument xmlns:w="http://schemas.microsoft.com/office/word/2003/wordml" xmlns:wx="http://schemas.microsoft.com/office/word/2003/auxHint" xmlns:aml="http://schemas.microsoft.com/aml/2001/core" xmlns:o="urn:schemas-microsoft-com:office:office">
+<o:DocumentProperties><o:Title>Report</o:Title></o:DocumentProperties>
+<w:fonts><w:font w:name="Calibri"><w:panose-1 w:val="020F0502020204030204"/></w:font></w:fonts>
+<w:styles><w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/></w:style>
+<w:style w:type="paragraph" w:styleId="Normal"><w:name w:val="Normal"/></w:style></w:styles>
+<w:body><wx:sect>
+<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>Scope</w:t></w:r></w:p>
+<w:p><w:r><w:t>We were at war with </w:t></w:r><aml:annotation w:type="Word.Deletion"><aml:content><w:r><w:delText>Oceania</w:delText></w:r></aml:content></aml:annotation><w:r><w:rPr><w:b/></w:rPr><w:t>Eurasia</w:t></w:r><w:r><w:footnote><w:p><w:r><w:t>A note.</w:t></w:r></w:p></w:footnote></w:r><w:r><w:instrText> PAGE </w:instrText></w:r></w:p>
+<w:p><w:pPr><w:listPr><w:ilvl w:val="0"/><w:ilfo w:val="1"/><wx:t wx:val="1."/></w:listPr></w:pPr><w:r><w:t>First</w:t></w:r></w:p>
+<w:p><w:pPr><w:listPr><w:ilvl w:val="1"/><w:ilfo w:val="2"/><wx:t wx:val="&#183;"/></w:listPr></w:pPr><w:r><w:t>Inner</w:t></w:r></w:p>
+<w:p><w:pPr><w:listPr><w:ilvl w:val="0"/><w:ilfo w:val="1"/><wx:t wx:val="2."/></w:listPr></w:pPr><w:r><w:t>Second</w:t></w:r></w:p>
+<w:tbl><w:tr><w:tc><w:tcPr><w:gridSpan w:val="2"/></w:tcPr><w:p><w:r><w:t>Both</w:t></w:r></w:p></w:tc></w:tr>
+<w:tr><w:tc><w:p><w:hlink w:dest="https://example.org/"><w:r><w:t>site</w:t></w:r></w:hlink></w:p></w:tc><w:tc><w:p><w:r><w:t>x</w:t></w:r></w:p><w:p><w:r><w:t>y</w:t></w:r></w:p></w:tc></w:tr></w:tbl>
+<w:p><w:r><w:pict><v:shape xmlns:v="urn:schemas-microsoft-com:vml"><v:textbox><w:txbxContent><w:p><w:r><w:t>In a box</w:t></w:r></w:p></w:txbxContent></v:textbox></v:shape></w:pict></w:r><aml:annotation w:type="Word.Comment"><aml:content><w:p><w:r><w:t>a comment</w:t></w:r></w:p></aml:content></aml:annotation></w:p>
+<w:sectPr><w:pgSz w:w="12240"/></w:sectPr></wx:sect></w:body></w:wordDocument>"#;
+    assert_eq!(
+        convert(xml).unwrap().metadata.title.as_deref(),
+        Some("Report")
+    );
+    assert_eq!(
+        markdown_of(xml),
+        "#1 Scope\nWe were at war with **Eurasia**[^1]\n1. First\n  - Inner\n1. Second\n\
+         | Both |\n| [site](https://example.org/) | x/y |\nIn a box\n[^1] A note.\n"
+    );
+}
+
+#[test]
+fn flat_opc_word_reads_its_parts() {
+    // Word's "XML Document": styles, numbering, relationships and footnotes are parts of
+    // the package beside the document; a deleted table row stays out.
+    let xml = r#"<?xml version="1.0" standalone="yes"?><?mso-application progid="Word.Document"?>
+<pkg:package xmlns:pkg="http://schemas.microsoft.com/office/2006/xmlPackage">
+<pkg:part pkg:name="/word/_rels/document.xml.rels"><pkg:xmlData><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId9" Type="hyperlink" Target="https://tika.apache.org/" TargetMode="External"/></Relationships></pkg:xmlData></pkg:part>
+<pkg:part pkg:name="/word/document.xml"><pkg:xmlData><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="r"><w:body>
+<w:p><w:pPr><w:pStyle w:val="Heading2"/></w:pPr><w:r><w:t>Results</w:t></w:r></w:p>
+<w:p><w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="3"/></w:numPr></w:pPr><w:r><w:t>One</w:t></w:r></w:p>
+<w:p><w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="3"/></w:numPr></w:pPr><w:r><w:t>Two</w:t></w:r></w:p>
+<w:p><w:r><w:t xml:space="preserve">See </w:t></w:r><w:hyperlink r:id="rId9"><w:r><w:t>tika</w:t></w:r></w:hyperlink><w:r><w:footnoteReference w:id="2"/></w:r></w:p>
+<w:tbl><w:tr><w:tc><w:p><w:r><w:t>kept</w:t></w:r></w:p></w:tc></w:tr><w:tr><w:trPr><w:del w:id="5" w:author="a"/></w:trPr><w:tc><w:p><w:del w:id="6" w:author="a"><w:r><w:delText>gone</w:delText></w:r></w:del></w:p></w:tc></w:tr></w:tbl>
+</w:body></w:document></pkg:xmlData></pkg:part>
+<pkg:part pkg:name="/word/styles.xml"><pkg:xmlData><w:styles xmlns:w="w"><w:style w:type="paragraph" w:styleId="Heading2"><w:name w:val="heading 2"/></w:style></w:styles></pkg:xmlData></pkg:part>
+<pkg:part pkg:name="/word/numbering.xml"><pkg:xmlData><w:numbering xmlns:w="w"><w:abstractNum w:abstractNumId="7"><w:lvl w:ilvl="0"><w:numFmt w:val="decimal"/></w:lvl></w:abstractNum><w:num w:numId="3"><w:abstractNumId w:val="7"/></w:num></w:numbering></pkg:xmlData></pkg:part>
+<pkg:part pkg:name="/word/footnotes.xml"><pkg:xmlData><w:footnotes xmlns:w="w"><w:footnote w:id="2"><w:p><w:r><w:footnoteRef/></w:r><w:r><w:t xml:space="preserve"> The site.</w:t></w:r></w:p></w:footnote></w:footnotes></pkg:xmlData></pkg:part>
+</pkg:package>"#;
+    assert_eq!(
+        markdown_of(xml),
+        "#2 Results\n1. One\n1. Two\nSee [tika](https://tika.apache.org/)[^1]\n| kept |\n[^1] The site.\n"
+    );
+}
+
+#[test]
+fn excel_2003_xml_reads_as_sheets_of_tables() {
+    // Row and cell indexes skip empty places, a merge across leaves its cells empty, numbers
+    // lose float noise, dates their midnight, booleans read as Excel shows them.
+    let xml = r#"<?xml version="1.0"?><?mso-application progid="Excel.Sheet"?>
+<Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet" xmlns:ss="urn:schemas-microsoft-com:office:spreadsheet">
+<Styles><Style ss:ID="Default"><Font ss:FontName="Calibri"/></Style></Styles>
+<Worksheet ss:Name="Data"><Table>
+<Row><Cell><Data ss:Type="String">Name</Data></Cell><Cell ss:Index="3"><Data ss:Type="String">Value</Data></Cell></Row>
+<Row ss:Index="3"><Cell ss:MergeAcross="1"><Data ss:Type="String">wide</Data></Cell><Cell><Data ss:Type="Number">1.1000000000000001</Data></Cell></Row>
+<Row><Cell><Data ss:Type="DateTime">2016-04-27T00:00:00.000</Data></Cell><Cell><Data ss:Type="Boolean">1</Data></Cell><Cell><Data ss:Type="Number">42</Data></Cell></Row>
+</Table></Worksheet>
+<Worksheet ss:Name="Empty"/></Workbook>"#;
+    assert_eq!(
+        markdown_of(xml),
+        "#2 Data\n| Name |  | Value |\n| wide |  | 1.1 |\n| 2016-04-27 | TRUE | 42 |\n#2 Empty\n"
+    );
+}
