@@ -34,6 +34,8 @@ struct Formats<'a> {
     formats: &'a [NumFmt],
     cells: Option<&'a HashMap<(u32, u32), usize>>,
     charts: &'a [Chart],
+    /// Text boxes and SmartArt drawn on the sheet.
+    shapes: &'a [Block],
     comments: &'a [Comment],
     /// Merged ranges, sorted by top row.
     merges: &'a [Merge],
@@ -75,6 +77,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                 formats: &pre.formats,
                 cells: pre.sheets.get(name).map(|s| &s.cells),
                 charts: pre.sheets.get(name).map_or(&[], |s| s.charts.as_slice()),
+                shapes: pre.sheets.get(name).map_or(&[], |s| s.shapes.as_slice()),
                 comments: pre.sheets.get(name).map_or(&[], |s| s.comments.as_slice()),
                 merges: pre.sheets.get(name).map_or(&[], |s| s.merges.as_slice()),
                 shown: None,
@@ -102,6 +105,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                 formats: &[],
                 cells: None,
                 charts: &[],
+                shapes: &[],
                 comments: &[],
                 merges: &[],
                 shown: None,
@@ -120,6 +124,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                 formats: &[],
                 cells: None,
                 charts: &[],
+                shapes: &[],
                 comments: &[],
                 merges: pre.get(name).map_or(&[], |s| s.merges.as_slice()),
                 shown: pre.get(name).map(|s| &s.shown),
@@ -149,6 +154,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                     formats: &styles.formats,
                     cells: i.and_then(|i| styles.sheets.get(i)),
                     charts: &[],
+                    shapes: &[],
                     comments: &[],
                     merges: i.and_then(|i| merges.get(i)).map_or(&[], Vec::as_slice),
                     shown: None,
@@ -270,6 +276,7 @@ where
                 .filter(|g| !g.is_empty())
                 .map(|g| Block::Grid(Box::new(g))),
         );
+        part.blocks.extend(formats.shapes.iter().cloned());
         for chart in formats.charts {
             part.blocks.extend(chart.blocks());
         }

@@ -14,7 +14,7 @@ use quick_xml::Reader;
 use quire_ooxml::chart::{self, Chart};
 use quire_ooxml::numfmt::{self, NumFmt};
 use quire_ooxml::{relationships, Relationship, SafeZip};
-use quire_plugin_api::{Error, Limits, Metadata, Result};
+use quire_plugin_api::{Block, Error, Limits, Metadata, Result};
 use std::collections::HashMap;
 
 /// (row, column) → index into [`Prepass::formats`].
@@ -27,6 +27,9 @@ pub struct SheetFormats {
     pub cells: HashMap<(u32, u32), usize>,
     /// The charts drawn on the sheet (or the chart sheet's chart), with their cached data.
     pub charts: Vec<Chart>,
+    /// Text drawn on the sheet: text boxes and shapes as paragraphs, SmartArt as lists, in
+    /// the drawing's order.
+    pub shapes: Vec<Block>,
     /// Cell comments (legacy notes and threaded comments), in reading order of their cells.
     pub comments: Vec<Comment>,
     /// Merged ranges, sorted by top row.
@@ -131,13 +134,14 @@ pub fn prepass(bytes: &[u8], limits: &Limits) -> Result<Prepass> {
         drop(xml);
         // one read of the sheet's relationships for its charts and its comments
         let sheet_rels = relationships(&mut zip, &target).unwrap_or_default();
-        let charts = sheet_charts(&mut zip, &sheet_rels);
+        let (charts, shapes) = sheet_drawings(&mut zip, &sheet_rels);
         let comments = comments::read(&mut zip, &sheet_rels, &persons);
         out.sheets.insert(
             name,
             SheetFormats {
                 cells,
                 charts,
+                shapes,
                 comments,
                 merges,
             },
@@ -296,10 +300,15 @@ fn read_styles(xml: &[u8], formats: &mut Vec<NumFmt>) -> Vec<Option<usize>> {
         .collect()
 }
 
-/// Charts reachable from a sheet: sheet → drawing → chart (chart sheets included).
-/// Damaged or missing parts give no charts rather than an error.
-fn sheet_charts(zip: &mut SafeZip<'_>, rels: &HashMap<String, Relationship>) -> Vec<Chart> {
+/// Charts reachable from a sheet (sheet → drawing → chart, chart sheets included) and the
+/// text its drawings hold ([`drawing_text`]). Damaged or missing parts give nothing rather
+/// than an error.
+fn sheet_drawings(
+    zip: &mut SafeZip<'_>,
+    rels: &HashMap<String, Relationship>,
+) -> (Vec<Chart>, Vec<Block>) {
     let mut out = Vec::new();
+    let mut shapes = Vec::new();
     let mut drawings: Vec<_> = rels
         .values()
         .filter(|r| r.kind == "drawing" && !r.external)
@@ -309,6 +318,17 @@ fn sheet_charts(zip: &mut SafeZip<'_>, rels: &HashMap<String, Relationship>) -> 
         let Ok(rels) = relationships(zip, &drawing.target) else {
             continue;
         };
+        if let Ok(Some(xml)) = zip.read(&drawing.target) {
+            let diagrams: Vec<String> = drawing_text(&xml, &mut shapes);
+            for id in diagrams {
+                let Some(rel) = rels.get(&id).filter(|r| !r.external) else {
+                    continue;
+                };
+                if let Ok(Some(data)) = zip.read(&rel.target) {
+                    shapes.extend(quire_ooxml::diagram::list(&data));
+                }
+            }
+        }
         let mut charts: Vec<_> = rels
             .into_values()
             .filter(|r| (r.kind == "chart" || r.kind == "chartEx") && !r.external)
@@ -320,7 +340,79 @@ fn sheet_charts(zip: &mut SafeZip<'_>, rels: &HashMap<String, Relationship>) -> 
             }
         }
     }
-    out
+    (out, shapes)
+}
+
+/// The text of a drawing part's shapes (`xdr:sp` text bodies: text boxes, callouts, labelled
+/// shapes), one paragraph per `a:p`, into `out`; returns the relationship ids of the SmartArt
+/// data parts it places (`dgm:relIds r:dm`), in order. A shape stored twice for older readers
+/// (`mc:AlternateContent`) is read from its first choice only.
+fn drawing_text(xml: &[u8], out: &mut Vec<Block>) -> Vec<String> {
+    let mut reader = Reader::from_reader(xml);
+    let mut buf = Vec::new();
+    let mut diagrams = Vec::new();
+    let mut depth = 0usize;
+    // depth of an open fallback (skipped) and of an open text body
+    let mut skip: Option<usize> = None;
+    let mut body: Option<usize> = None;
+    let mut para = String::new();
+    let mut in_text = false;
+    loop {
+        let event = reader.read_event_into(&mut buf);
+        match event {
+            Ok(Event::Start(ref e)) | Ok(Event::Empty(ref e)) => {
+                let empty = matches!(event, Ok(Event::Empty(_)));
+                if !empty {
+                    depth += 1;
+                }
+                if skip.is_some() {
+                    buf.clear();
+                    continue;
+                }
+                match e.local_name().as_ref() {
+                    b"Fallback" if !empty => skip = Some(depth),
+                    b"txBody" if !empty && body.is_none() => body = Some(depth),
+                    b"t" if body.is_some() && !empty => in_text = true,
+                    b"br" if body.is_some() => para.push(' '),
+                    b"relIds" => {
+                        if let Some(dm) = attr(e, b"dm") {
+                            diagrams.push(dm);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Ok(Event::Text(t)) if in_text && skip.is_none() => {
+                if let Ok(t) = t.unescape() {
+                    para.push_str(&t);
+                }
+            }
+            Ok(Event::End(e)) => {
+                match e.local_name().as_ref() {
+                    b"t" => in_text = false,
+                    b"p" if body.is_some() && skip.is_none() => {
+                        let text = para.split_whitespace().collect::<Vec<_>>().join(" ");
+                        if !text.is_empty() {
+                            out.push(Block::text(text));
+                        }
+                        para.clear();
+                    }
+                    _ => {}
+                }
+                if skip == Some(depth) {
+                    skip = None;
+                }
+                if body == Some(depth) {
+                    body = None;
+                }
+                depth = depth.saturating_sub(1);
+            }
+            Ok(Event::Eof) | Err(_) => break,
+            _ => {}
+        }
+        buf.clear();
+    }
+    diagrams
 }
 
 /// "B4" → (3, 1), zero-based.
@@ -448,5 +540,29 @@ mod tests {
         assert_eq!(cell_ref(b"AA10"), Some((9, 26)));
         assert_eq!(cell_ref(b"1"), None);
         assert_eq!(cell_ref(b"A0"), None);
+    }
+
+    #[test]
+    fn drawings_give_their_shapes_text_and_smartart_ids() {
+        // A text box of two paragraphs (runs split, a line break), a shape stored twice for
+        // older readers (only its choice is read), a picture without text and a SmartArt
+        // frame; as Excel writes them.
+        let xml = br#"<xdr:wsDr xmlns:xdr="x" xmlns:a="a" xmlns:mc="m" xmlns:dgm="d" xmlns:r="r">
+<xdr:twoCellAnchor><xdr:sp><xdr:txBody><a:bodyPr/><a:p><a:r><a:t>Dis</a:t></a:r><a:r><a:t>claimer</a:t></a:r></a:p><a:p><a:r><a:t>Line one</a:t></a:r><a:br/><a:r><a:t>line two</a:t></a:r></a:p><a:p/></xdr:txBody></xdr:sp></xdr:twoCellAnchor>
+<mc:AlternateContent><mc:Choice Requires="a14"><xdr:twoCellAnchor><xdr:sp><xdr:txBody><a:p><a:r><a:t>Calculate</a:t></a:r></a:p></xdr:txBody></xdr:sp></xdr:twoCellAnchor></mc:Choice><mc:Fallback><xdr:twoCellAnchor><xdr:sp><xdr:txBody><a:p><a:r><a:t>Calculate</a:t></a:r></a:p></xdr:txBody></xdr:sp></xdr:twoCellAnchor></mc:Fallback></mc:AlternateContent>
+<xdr:twoCellAnchor><xdr:pic><xdr:nvPicPr><xdr:cNvPr id="3" name="Picture 2"/></xdr:nvPicPr></xdr:pic></xdr:twoCellAnchor>
+<xdr:twoCellAnchor><xdr:graphicFrame><a:graphic><a:graphicData><dgm:relIds r:dm="rId7" r:lo="rId8"/></a:graphicData></a:graphic></xdr:graphicFrame></xdr:twoCellAnchor>
+</xdr:wsDr>"#;
+        let mut out = Vec::new();
+        let diagrams = drawing_text(xml, &mut out);
+        assert_eq!(diagrams, ["rId7"]);
+        assert_eq!(
+            out,
+            [
+                Block::text("Disclaimer"),
+                Block::text("Line one line two"),
+                Block::text("Calculate")
+            ]
+        );
     }
 }
