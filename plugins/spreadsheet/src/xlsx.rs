@@ -445,6 +445,10 @@ fn scan_sheet(
     let mut merges = Vec::new();
     let mut reader = Reader::from_reader(xml);
     let any_format = xf_formats.iter().any(Option::is_some);
+    // Where a cell without an `r` reference stands: `r` is optional, a row's cells then
+    // follow each other and rows each other (zero-based).
+    let mut row: Option<u32> = None;
+    let mut next_col = 0u32;
     loop {
         match reader.read_event() {
             Ok(Event::Start(e)) | Ok(Event::Empty(e)) => match e.local_name().as_ref() {
@@ -477,6 +481,15 @@ fn scan_sheet(
                 b"mergeCell" => {
                     merges.extend(attr(&e, b"ref").and_then(|r| Merge::from_ref(r.as_bytes())))
                 }
+                b"row" if any_format => {
+                    row = Some(
+                        attr(&e, b"r")
+                            .and_then(|r| r.parse::<u32>().ok())
+                            .and_then(|r| r.checked_sub(1))
+                            .unwrap_or_else(|| row.map_or(0, |r| r + 1)),
+                    );
+                    next_col = 0;
+                }
                 b"c" if any_format => {
                     let mut pos = None;
                     let mut style = None;
@@ -492,6 +505,10 @@ fn scan_sheet(
                             b"t" => numeric = matches!(a.value.as_ref(), b"n" | b"d"),
                             _ => {}
                         }
+                    }
+                    let pos = pos.or_else(|| row.map(|r| (r, next_col)));
+                    if let Some((_, col)) = pos {
+                        next_col = col.saturating_add(1);
                     }
                     if let (true, Some(pos), Some(Some(f))) =
                         (numeric, pos, style.and_then(|s| xf_formats.get(s)))

@@ -153,6 +153,20 @@ fn typed_cells_render_as_people_read_them() {
     assert_eq!(rows(&doc, 2), [["3"]]);
 }
 
+#[test]
+fn cells_without_references_keep_their_number_formats() {
+    // `r` is optional on rows and cells: a cell then follows the one before it. Some
+    // writers (POI's 54288.xlsx) give only each row's first cell a reference.
+    let data = r#"<row r="1"><c r="A1" t="s"><v>0</v></c><c t="s"><v>1</v></c><c t="s"><v>1</v></c></row>
+<row><c r="A2" s="1"><v>0.025</v></c><c s="2"><v>-1599.99</v></c><c s="2"><v>33</v></c></row>
+<row><c s="5"><v>1234567</v></c><c/><c s="1"><v>0.5</v></c></row>"#;
+    let bytes = xlsx(&[("Data", data.into(), "")], &["Name", "Value"]);
+    let doc = convert(&bytes, XLSX, "t.xlsx").expect("converts");
+    let r = rows(&doc, 0);
+    assert_eq!(r[1], ["2.50%", "-$1,599.99", "$33.00"]);
+    assert_eq!(r[2], ["1,234,567", "", "50.00%"]);
+}
+
 /// A grid as where it sits (zero-based row, column) and its rows.
 type Placed = ((u32, u32), Vec<Vec<String>>);
 
