@@ -15,6 +15,12 @@ cache (gather.py) that such a test names:
   Tika asserts on its XHTML) or under three characters are left out, as are methods whose
   assertions read metadata rather than the body.
 - markitdown's test vectors (`_test_vectors.py`): `must_include` / `must_not_include`.
+- Unstructured's partition tests (`test_unstructured/partition/**/test_*.py`): in a test
+  function that names one example document (or several named alike, as a parametrisation
+  over encodings of one text), the texts of the elements it expects (`Title(text="…")`,
+  `NarrativeText("…")`, …, also through module-level lists it compares with) and the
+  strings of `assert "…" in …` and `assert ….text == "…"`, each a must-include. Strings
+  under four characters are left out.
 
 Each record is checked as `tests/tests/corpus.rs` checks the corpus: whitespace folded, on
 the Markdown as written and as a reader sees it (escapes resolved, emphasis markers, link
@@ -142,6 +148,66 @@ def markitdown_records(mirror: str, docs: dict[str, str]) -> list[dict]:
     return out
 
 
+ELEMENTS = {"Title", "NarrativeText", "Text", "ListItem", "Header", "Footer", "Address",
+            "EmailAddress", "FigureCaption", "Table", "Formula", "CodeSnippet", "PageNumber"}
+
+
+def unstructured_records(mirror: str, docs: dict[str, str]) -> list[dict]:
+    out = []
+    paths = [p for p in git(mirror, "ls-tree", "-r", "--name-only", "HEAD").splitlines()
+             if p.startswith("test_unstructured/partition/") and p.endswith(".py")
+             and os.path.basename(p).startswith("test_")]
+    for path in paths:
+        try:
+            tree = ast.parse(git(mirror, "show", f"HEAD:{path}"))
+        except SyntaxError:
+            continue
+        module = {t.id: node.value for node in tree.body if isinstance(node, ast.Assign)
+                  for t in node.targets if isinstance(t, ast.Name)}
+
+        def element_texts(node, seen=()) -> list[str]:
+            texts = []
+            for n in ast.walk(node):
+                if isinstance(n, ast.Call) and getattr(n.func, "id", "") in ELEMENTS:
+                    arg = n.args[0] if n.args else next(
+                        (k.value for k in n.keywords if k.arg == "text"), None)
+                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                        texts.append(arg.value)
+                elif isinstance(n, ast.Name) and n.id in module and n.id not in seen:
+                    texts += element_texts(module[n.id], seen + (n.id,))
+            return texts
+
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                    or not fn.name.startswith("test"):
+                continue
+            names = {n.value for n in ast.walk(fn) if isinstance(n, ast.Constant)
+                     and isinstance(n.value, str) and n.value in docs}
+            for d in fn.decorator_list:
+                names |= {n.value for n in ast.walk(d) if isinstance(n, ast.Constant)
+                          and isinstance(n.value, str) and n.value in docs}
+            if not names or len({n[:6] for n in names}) != 1 or len(names) > 3:
+                continue
+            must = element_texts(fn)
+            for n in ast.walk(fn):
+                if not isinstance(n, ast.Assert) or not isinstance(n.test, ast.Compare):
+                    continue
+                c = n.test
+                if isinstance(c.ops[0], ast.In) and isinstance(c.left, ast.Constant) \
+                        and isinstance(c.left.value, str):
+                    must.append(c.left.value)
+                elif isinstance(c.ops[0], ast.Eq) and isinstance(c.left, ast.Attribute) \
+                        and c.left.attr == "text" and isinstance(c.comparators[0], ast.Constant) \
+                        and isinstance(c.comparators[0].value, str):
+                    must.append(c.comparators[0].value)
+            must = [m for m in dict.fromkeys(must) if len(m.strip()) >= 4 and "<" not in m]
+            for name in sorted(names):
+                if must:
+                    out.append({"file": docs[name], "must_include": must, "must_not_include": [],
+                                "source": f"Unstructured-IO/unstructured:{path}#{fn.name}"})
+    return out
+
+
 def fold(s: str) -> str:
     return " ".join(s.split())
 
@@ -217,6 +283,9 @@ def main() -> int:
     mid = os.path.join(a.mirrors, "microsoft+markitdown", "repo")
     if os.path.isdir(mid):
         records += markitdown_records(mid, by_source["markitdown"])
+    uns = os.path.join(a.mirrors, "Unstructured-IO+unstructured", "repo")
+    if os.path.isdir(uns):
+        records += unstructured_records(uns, by_source["unstructured"])
     types = set(a.types.split(",")) - {""}
     if types:
         records = [r for r in records if meta[r["file"]]["type"] in types]

@@ -796,6 +796,8 @@ SOURCES = [
         c, m, "poi", lambda p: p.startswith("test-data/"))),
     ("apache+tika", "tika", lambda c, m: by_extension(
         c, m, "tika", lambda p: "/src/test/resources/test-documents/" in p and "/mock/" not in p)),
+    ("Unstructured-IO+unstructured", "unstructured", lambda c, m: by_extension(
+        c, m, "unstructured", lambda p: p.startswith("example-docs/"))),
     ("dotnet+Open-XML-SDK", "open-xml-sdk", lambda c, m: by_extension(
         c, m, "open-xml-sdk", lambda p: p.startswith("test/") and ext_type(p) not in
         ("json", "md", "txt"))),
