@@ -7,8 +7,9 @@
 //! with bold, italic and links; headings from the paragraph's style (`heading N`, `Title`) or
 //! its outline level; list paragraphs (`w:listPr` in 2003, `w:numPr` since 2007) as nested
 //! lists, numbered when the numbering's label or format is a number; tables with column spans;
-//! footnotes as notes; text boxes after their paragraph; deleted text, field codes and
-//! comments left out, as a reader of the document sees it. Excel: a heading per sheet and a
+//! headers first and footers last; footnotes and comments (with their author) as notes; text
+//! boxes after their paragraph; deleted text and field codes left out, as the DOCX converter
+//! reads the same content. Excel: a heading per sheet and a
 //! table of its rows (`ss:Index` gaps and `ss:MergeAcross` kept in place), numbers with at
 //! most 15 significant digits and dates without a midnight time. The JSON `data` tree keeps
 //! every element either way.
@@ -49,7 +50,23 @@ pub fn render(r: &mut Renderer<'_>, root: &Element<'_>, kind: Office) -> Result<
             }
             let mut w = Word::new(styles, HashMap::new(), Numbering::default());
             if let Some(body) = child(root, "body") {
+                // headers and footers stand in each section's properties
+                let mut sections = Vec::new();
+                find(body, "sectPr", &mut sections);
+                let mut footers = Vec::new();
+                for s in &sections {
+                    for hf in s.elements() {
+                        match hf.local() {
+                            "hdr" => w.blocks(r, hf)?,
+                            "ftr" => footers.push(hf),
+                            _ => {}
+                        }
+                    }
+                }
                 w.blocks(r, body)?;
+                for f in footers {
+                    w.blocks(r, f)?;
+                }
             }
             w.finish(r);
             Ok(())
@@ -78,8 +95,45 @@ pub fn render(r: &mut Renderer<'_>, root: &Element<'_>, kind: Office) -> Result<
                     }
                 }
             }
+            if let Some(comments) = data("/word/comments.xml") {
+                for c in comments.elements().filter(|c| c.local() == "comment") {
+                    if let Some(id) = c.attr("id") {
+                        w.comment_bodies.insert(id.to_owned(), c);
+                    }
+                }
+            }
             if let Some(body) = data("/word/document.xml").and_then(|d| child(d, "body")) {
+                // headers and footers are parts named by each section's references
+                let mut sections = Vec::new();
+                find(body, "sectPr", &mut sections);
+                let mut headers = Vec::new();
+                let mut footers = Vec::new();
+                for s in &sections {
+                    for reference in s.elements() {
+                        let list = match reference.local() {
+                            "headerReference" => &mut headers,
+                            "footerReference" => &mut footers,
+                            _ => continue,
+                        };
+                        let target = reference.attr("id").and_then(|id| w.links.get(id));
+                        if let Some(target) = target {
+                            let name = match target.strip_prefix('/') {
+                                Some(abs) => format!("/{abs}"),
+                                None => format!("/word/{target}"),
+                            };
+                            if let Some(part) = data(&name) {
+                                list.push(part);
+                            }
+                        }
+                    }
+                }
+                for h in headers {
+                    w.blocks(r, h)?;
+                }
                 w.blocks(r, body)?;
+                for f in footers {
+                    w.blocks(r, f)?;
+                }
             }
             w.finish(r);
             Ok(())
@@ -235,8 +289,11 @@ struct Word<'e, 'a> {
     styles: Styles,
     links: HashMap<String, String>,
     numbering: Numbering,
-    /// Flat OPC footnote and endnote bodies by (kind, id).
+    /// Flat OPC footnote and endnote bodies by (kind, id), comments by id.
     note_bodies: HashMap<(&'static str, String), &'e Element<'a>>,
+    comment_bodies: HashMap<String, &'e Element<'a>>,
+    comments: usize,
+    footnotes: usize,
     notes: Vec<Block>,
     items: Vec<PendingItem>,
 }
@@ -248,6 +305,9 @@ impl<'e, 'a> Word<'e, 'a> {
             links,
             numbering,
             note_bodies: HashMap::new(),
+            comment_bodies: HashMap::new(),
+            comments: 0,
+            footnotes: 0,
             notes: Vec::new(),
             items: Vec::new(),
         }
@@ -365,6 +425,13 @@ impl<'e, 'a> Word<'e, 'a> {
                     }
                 }
                 "pPr" | "del" | "moveFrom" | "proofErr" | "bookmarkStart" | "bookmarkEnd" => {}
+                "annotation" if c.attr("type") == Some("Word.Comment") => {
+                    // Word 2003: the comment's paragraphs stand where it is anchored
+                    let author = c.attr("author").unwrap_or("").to_owned();
+                    if let Some(content) = child(c, "content") {
+                        self.comment(&author, content, out);
+                    }
+                }
                 "annotation" if deletion(c) || comment(c) => {}
                 _ => self.inlines(c, style, out, boxes),
             }
@@ -400,7 +467,8 @@ impl<'e, 'a> Word<'e, 'a> {
                 "noBreakHyphen" => push_text(out, "-", style),
                 "footnote" | "endnote" => {
                     // Word 2003: the note's paragraphs stand inside the run
-                    let label = (self.notes.len() + 1).to_string();
+                    self.footnotes += 1;
+                    let label = self.footnotes.to_string();
                     out.push(Inline::NoteRef(label.clone()));
                     self.notes.push(note(label, c));
                 }
@@ -415,9 +483,27 @@ impl<'e, 'a> Word<'e, 'a> {
                         .and_then(|id| self.note_bodies.get(&(key, id.to_owned())))
                         .copied();
                     if let Some(body) = body {
-                        let label = (self.notes.len() + 1).to_string();
+                        self.footnotes += 1;
+                        let label = self.footnotes.to_string();
                         out.push(Inline::NoteRef(label.clone()));
                         self.notes.push(note(label, body));
+                    }
+                }
+                "annotation" if c.attr("type") == Some("Word.Comment") => {
+                    // Word 2003 keeps a comment inside a run of its own
+                    let author = c.attr("author").unwrap_or("").to_owned();
+                    if let Some(content) = child(c, "content") {
+                        self.comment(&author, content, out);
+                    }
+                }
+                "commentReference" => {
+                    let body = c
+                        .attr("id")
+                        .and_then(|id| self.comment_bodies.get(id))
+                        .copied();
+                    if let Some(body) = body {
+                        let author = body.attr("author").unwrap_or("").to_owned();
+                        self.comment(&author, body, out);
                     }
                 }
                 "txbxContent" => boxes.push(c),
@@ -428,6 +514,33 @@ impl<'e, 'a> Word<'e, 'a> {
                 }
             }
         }
+    }
+
+    /// A comment as a note labelled `cN` where it is anchored, its author before its text.
+    fn comment(&mut self, author: &str, body: &Element<'_>, out: &mut Vec<Inline>) {
+        let mut ps = Vec::new();
+        paragraphs(body, &mut ps);
+        let text: Vec<String> = ps
+            .into_iter()
+            .map(words_of)
+            .filter(|t| !t.is_empty())
+            .collect();
+        if text.is_empty() {
+            return;
+        }
+        self.comments += 1;
+        let label = format!("c{}", self.comments);
+        out.push(Inline::NoteRef(label.clone()));
+        let text = text.join(" ");
+        let text = if author.is_empty() {
+            text
+        } else {
+            format!("{author}: {text}")
+        };
+        self.notes.push(Block::Note {
+            label,
+            blocks: vec![Block::text(text)],
+        });
     }
 
     fn table(&mut self, tbl: &Element<'_>) -> Option<Table> {
@@ -528,6 +641,17 @@ fn nest(
         }
     }
     out
+}
+
+/// Every descendant named `local`, in document order (not looking inside a match).
+fn find<'x, 'a>(el: &'x Element<'a>, local: &str, out: &mut Vec<&'x Element<'a>>) {
+    for c in el.elements() {
+        if c.local() == local {
+            out.push(c);
+        } else {
+            find(c, local, out);
+        }
+    }
 }
 
 /// `aml:annotation` of a deleted range (Word 2003's tracked deletion).

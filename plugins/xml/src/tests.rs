@@ -616,40 +616,44 @@ fn word_2003_xml_reads_as_a_document() {
 <w:p><w:pPr><w:listPr><w:ilvl w:val="0"/><w:ilfo w:val="1"/><wx:t wx:val="2."/></w:listPr></w:pPr><w:r><w:t>Second</w:t></w:r></w:p>
 <w:tbl><w:tr><w:tc><w:tcPr><w:gridSpan w:val="2"/></w:tcPr><w:p><w:r><w:t>Both</w:t></w:r></w:p></w:tc></w:tr>
 <w:tr><w:tc><w:p><w:hlink w:dest="https://example.org/"><w:r><w:t>site</w:t></w:r></w:hlink></w:p></w:tc><w:tc><w:p><w:r><w:t>x</w:t></w:r></w:p><w:p><w:r><w:t>y</w:t></w:r></w:p></w:tc></w:tr></w:tbl>
-<w:p><w:r><w:pict><v:shape xmlns:v="urn:schemas-microsoft-com:vml"><v:textbox><w:txbxContent><w:p><w:r><w:t>In a box</w:t></w:r></w:p></w:txbxContent></v:textbox></v:shape></w:pict></w:r><aml:annotation w:type="Word.Comment"><aml:content><w:p><w:r><w:t>a comment</w:t></w:r></w:p></aml:content></aml:annotation></w:p>
-<w:sectPr><w:pgSz w:w="12240"/></w:sectPr></wx:sect></w:body></w:wordDocument>"#;
+<w:p><w:r><w:pict><v:shape xmlns:v="urn:schemas-microsoft-com:vml"><v:textbox><w:txbxContent><w:p><w:r><w:t>In a box</w:t></w:r></w:p></w:txbxContent></v:textbox></v:shape></w:pict></w:r><aml:annotation w:type="Word.Comment" aml:author="Ann"><aml:content><w:p><w:r><w:t>a comment</w:t></w:r></w:p></aml:content></aml:annotation></w:p>
+<w:sectPr><w:hdr w:type="odd"><w:p><w:r><w:t>MyHeader</w:t></w:r></w:p></w:hdr><w:ftr w:type="odd"><w:p><w:r><w:t>MyFooter</w:t></w:r></w:p></w:ftr><w:pgSz w:w="12240"/></w:sectPr></wx:sect></w:body></w:wordDocument>"#;
     assert_eq!(
         convert(xml).unwrap().metadata.title.as_deref(),
         Some("Report")
     );
     assert_eq!(
         markdown_of(xml),
-        "#1 Scope\nWe were at war with **Eurasia**[^1]\n1. First\n  - Inner\n1. Second\n\
-         | Both |\n| [site](https://example.org/) | x/y |\nIn a box\n[^1] A note.\n"
+        "MyHeader\n#1 Scope\nWe were at war with **Eurasia**[^1]\n1. First\n  - Inner\n1. Second\n\
+         | Both |\n| [site](https://example.org/) | x/y |\n[^c1]\nIn a box\nMyFooter\n\
+         [^1] A note.\n[^c1] Ann: a comment\n"
     );
 }
 
 #[test]
 fn flat_opc_word_reads_its_parts() {
-    // Word's "XML Document": styles, numbering, relationships and footnotes are parts of
-    // the package beside the document; a deleted table row stays out.
+    // Word's "XML Document": styles, numbering, relationships, footnotes, comments and
+    // headers are parts of the package beside the document; a deleted table row stays out.
     let xml = r#"<?xml version="1.0" standalone="yes"?><?mso-application progid="Word.Document"?>
 <pkg:package xmlns:pkg="http://schemas.microsoft.com/office/2006/xmlPackage">
-<pkg:part pkg:name="/word/_rels/document.xml.rels"><pkg:xmlData><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId9" Type="hyperlink" Target="https://tika.apache.org/" TargetMode="External"/></Relationships></pkg:xmlData></pkg:part>
+<pkg:part pkg:name="/word/_rels/document.xml.rels"><pkg:xmlData><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId9" Type="hyperlink" Target="https://tika.apache.org/" TargetMode="External"/><Relationship Id="rId3" Type="header" Target="header1.xml"/></Relationships></pkg:xmlData></pkg:part>
 <pkg:part pkg:name="/word/document.xml"><pkg:xmlData><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="r"><w:body>
 <w:p><w:pPr><w:pStyle w:val="Heading2"/></w:pPr><w:r><w:t>Results</w:t></w:r></w:p>
 <w:p><w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="3"/></w:numPr></w:pPr><w:r><w:t>One</w:t></w:r></w:p>
 <w:p><w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="3"/></w:numPr></w:pPr><w:r><w:t>Two</w:t></w:r></w:p>
-<w:p><w:r><w:t xml:space="preserve">See </w:t></w:r><w:hyperlink r:id="rId9"><w:r><w:t>tika</w:t></w:r></w:hyperlink><w:r><w:footnoteReference w:id="2"/></w:r></w:p>
+<w:p><w:r><w:t xml:space="preserve">See </w:t></w:r><w:hyperlink r:id="rId9"><w:r><w:t>tika</w:t></w:r></w:hyperlink><w:r><w:footnoteReference w:id="2"/></w:r><w:r><w:commentReference w:id="0"/></w:r></w:p>
 <w:tbl><w:tr><w:tc><w:p><w:r><w:t>kept</w:t></w:r></w:p></w:tc></w:tr><w:tr><w:trPr><w:del w:id="5" w:author="a"/></w:trPr><w:tc><w:p><w:del w:id="6" w:author="a"><w:r><w:delText>gone</w:delText></w:r></w:del></w:p></w:tc></w:tr></w:tbl>
-</w:body></w:document></pkg:xmlData></pkg:part>
+<w:sectPr><w:headerReference w:type="default" r:id="rId3"/></w:sectPr></w:body></w:document></pkg:xmlData></pkg:part>
+<pkg:part pkg:name="/word/header1.xml"><pkg:xmlData><w:hdr xmlns:w="w"><w:p><w:r><w:t>Running head</w:t></w:r></w:p></w:hdr></pkg:xmlData></pkg:part>
+<pkg:part pkg:name="/word/comments.xml"><pkg:xmlData><w:comments xmlns:w="w"><w:comment w:id="0" w:author="Tim"><w:p><w:r><w:t>Check this.</w:t></w:r></w:p></w:comment></w:comments></pkg:xmlData></pkg:part>
 <pkg:part pkg:name="/word/styles.xml"><pkg:xmlData><w:styles xmlns:w="w"><w:style w:type="paragraph" w:styleId="Heading2"><w:name w:val="heading 2"/></w:style></w:styles></pkg:xmlData></pkg:part>
 <pkg:part pkg:name="/word/numbering.xml"><pkg:xmlData><w:numbering xmlns:w="w"><w:abstractNum w:abstractNumId="7"><w:lvl w:ilvl="0"><w:numFmt w:val="decimal"/></w:lvl></w:abstractNum><w:num w:numId="3"><w:abstractNumId w:val="7"/></w:num></w:numbering></pkg:xmlData></pkg:part>
 <pkg:part pkg:name="/word/footnotes.xml"><pkg:xmlData><w:footnotes xmlns:w="w"><w:footnote w:id="2"><w:p><w:r><w:footnoteRef/></w:r><w:r><w:t xml:space="preserve"> The site.</w:t></w:r></w:p></w:footnote></w:footnotes></pkg:xmlData></pkg:part>
 </pkg:package>"#;
     assert_eq!(
         markdown_of(xml),
-        "#2 Results\n1. One\n1. Two\nSee [tika](https://tika.apache.org/)[^1]\n| kept |\n[^1] The site.\n"
+        "Running head\n#2 Results\n1. One\n1. Two\nSee [tika](https://tika.apache.org/)[^1][^c1]\n| kept |\n\
+         [^1] The site.\n[^c1] Tim: Check this.\n"
     );
 }
 
