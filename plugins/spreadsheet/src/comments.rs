@@ -100,9 +100,19 @@ pub fn blocks(comments: &[Comment]) -> Vec<Block> {
                 Some(a) => format!("{kind} on {} by {a}:", c.cell),
                 None => format!("{kind} on {}:", c.cell),
             };
+            // Excel starts a note's text with its author's name ("Ann: looks right"); the
+            // label says who wrote it already
+            let text = c
+                .author
+                .as_deref()
+                .and_then(|a| c.text.strip_prefix(a))
+                .and_then(|rest| rest.strip_prefix(':'))
+                .map(str::trim_start)
+                .filter(|rest| !rest.is_empty())
+                .unwrap_or(&c.text);
             Block::Paragraph(vec![
                 Inline::styled(label, Style::ITALIC),
-                Inline::plain(format!(" {}", c.text)),
+                Inline::plain(format!(" {text}")),
             ])
         })
         .collect()
@@ -282,6 +292,42 @@ fn read_legacy(xml: &[u8]) -> Vec<Note> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_note_does_not_repeat_the_author_its_label_names() {
+        let c = |author: Option<&str>, text: &str| Comment {
+            cell: "B1".into(),
+            author: author.map(str::to_owned),
+            text: text.into(),
+            reply: false,
+        };
+        let text = |b: &Block| match b {
+            Block::Paragraph(i) => i
+                .iter()
+                .map(|i| match i {
+                    Inline::Text { text, .. } => text.as_str(),
+                    _ => "",
+                })
+                .collect::<String>(),
+            _ => String::new(),
+        };
+        let blocks = blocks(&[
+            c(Some("Yegor Kozlov"), "Yegor Kozlov: first cell"),
+            c(Some("Ann"), "Annette: typed by Ann"),
+            c(Some("Ann"), "Ann:"),
+            c(None, "Ann: no author known"),
+        ]);
+        let got: Vec<String> = blocks.iter().map(text).collect();
+        assert_eq!(
+            got,
+            [
+                "Comment on B1 by Yegor Kozlov: first cell",
+                "Comment on B1 by Ann: Annette: typed by Ann",
+                "Comment on B1 by Ann: Ann:",
+                "Comment on B1: Ann: no author known"
+            ]
+        );
+    }
 
     #[test]
     fn a_placeholder_note_gives_the_thread_it_spells_out() {

@@ -154,8 +154,12 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                     formats: &styles.formats,
                     cells: i.and_then(|i| styles.sheets.get(i)),
                     charts: &[],
-                    shapes: &[],
-                    comments: &[],
+                    shapes: i
+                        .and_then(|i| styles.shapes.get(i))
+                        .map_or(&[], Vec::as_slice),
+                    comments: i
+                        .and_then(|i| styles.comments.get(i))
+                        .map_or(&[], Vec::as_slice),
                     merges: i.and_then(|i| merges.get(i)).map_or(&[], Vec::as_slice),
                     shown: None,
                 }

@@ -1,12 +1,16 @@
-//! Number formats of XLS (BIFF5/BIFF8) cells, which calamine reads but does not expose.
+//! Number formats, cell comments and text boxes of XLS (BIFF5/BIFF8) sheets, which calamine
+//! does not expose.
 //!
 //! A light scan of the `Workbook` stream: FORMAT and XF records from the globals, then each
-//! sheet's numeric cell records (NUMBER, RK, MULRK, FORMULA) for the cell's XF index. Values
-//! still come from calamine; this only says how to show them. Any inconsistency ends the scan
+//! sheet's numeric cell records (NUMBER, RK, MULRK, FORMULA) for the cell's XF index, and its
+//! drawing objects ([`sheet_objects`]): the text of each object (TXO and its CONTINUE
+//! records), a comment's cell and author (NOTE). Values still come from calamine; this only
+//! says how to show them and what is drawn on the sheet. Any inconsistency ends the scan
 //! quietly (cells then fall back to plain rendering).
 
+use crate::comments::Comment;
 use quire_ooxml::numfmt::{self, NumFmt};
-use quire_plugin_api::Limits;
+use quire_plugin_api::{Block, Limits};
 use std::collections::HashMap;
 use std::io::{Cursor, Read};
 
@@ -15,6 +19,10 @@ pub struct Styles {
     pub formats: Vec<NumFmt>,
     /// Per sheet in BOUNDSHEET order: (row, col) → index into `formats`.
     pub sheets: Vec<HashMap<(u32, u32), usize>>,
+    /// Per sheet: cell comments in reading order of their cells.
+    pub comments: Vec<Vec<Comment>>,
+    /// Per sheet: the text of text boxes and other drawn objects, one paragraph each.
+    pub shapes: Vec<Vec<Block>>,
 }
 
 fn u16_at(b: &[u8], i: usize) -> Option<u16> {
@@ -174,6 +182,227 @@ pub fn scan(bytes: &[u8], limits: &Limits) -> Option<Styles> {
             }
         }
         styles.sheets.push(cells);
+        let (comments, shapes) = if biff8 {
+            sheet_objects(&stream, offset)
+        } else {
+            Default::default()
+        };
+        styles.comments.push(comments);
+        styles.shapes.push(shapes);
     }
     Some(styles)
+}
+
+/// Object type of a comment (`ot` of the OBJ record's ftCmo).
+const OT_NOTE: u16 = 0x19;
+/// Characters kept of one object's text.
+const MAX_OBJECT_TEXT: usize = 1 << 20;
+
+/// The drawn objects of the BIFF8 sheet substream at `offset`: comments (text by object id,
+/// cell and author from the NOTE record) and the text of every other object with text (text
+/// boxes, labelled shapes), in stream order.
+///
+/// An OBJ record names the object (its ftCmo: type and id); the TXO record after it gives
+/// the text's length, and the text follows in CONTINUE records, each starting with a flag
+/// byte (bit 0: UTF-16LE, else one byte a character); the next CONTINUE holds formatting runs.
+pub fn sheet_objects(stream: &[u8], offset: usize) -> (Vec<Comment>, Vec<Block>) {
+    let mut objects: Vec<(u16, u16, String)> = Vec::new();
+    let mut notes: Vec<(u16, u16, u16, Option<String>)> = Vec::new();
+    let mut obj: Option<(u16, u16)> = None;
+    // (object, characters still to read, text so far)
+    let mut text: Option<((u16, u16), usize, String)> = None;
+    let mut first = true;
+    // an embedded chart is a substream of its own (BOF … EOF) inside the sheet's: its text
+    // records are the chart's labels, not objects on the sheet
+    let mut nested = 0usize;
+    for (typ, data) in records(stream, offset) {
+        if first {
+            first = false;
+            if typ != 0x0809 {
+                break;
+            }
+            continue;
+        }
+        match typ {
+            0x0809 => {
+                nested += 1;
+                continue;
+            }
+            0x000A if nested > 0 => {
+                nested -= 1;
+                continue;
+            }
+            _ if nested > 0 => continue,
+            _ => {}
+        }
+        if typ == 0x003C {
+            if let Some((_, left, t)) = text.as_mut().filter(|(_, left, _)| *left > 0) {
+                let wide = data.first().is_some_and(|f| f & 1 == 1);
+                let body = data.get(1..).unwrap_or_default();
+                let before = t.chars().count();
+                if wide {
+                    let units: Vec<u16> = body
+                        .chunks_exact(2)
+                        .take(*left)
+                        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                        .collect();
+                    t.push_str(&String::from_utf16_lossy(&units));
+                } else {
+                    t.extend(body.iter().take(*left).map(|&b| char::from(b)));
+                }
+                let read = t.chars().count() - before;
+                *left = left.saturating_sub(read.max(1));
+                continue;
+            }
+        }
+        if let Some(((ot, id), _, t)) = text.take() {
+            objects.push((ot, id, t));
+        }
+        match typ {
+            // OBJ: the first subrecord is ftCmo (ft 0x15): object type, then id
+            0x005D if u16_at(data, 0) == Some(0x15) => {
+                obj = u16_at(data, 4).zip(u16_at(data, 6));
+            }
+            0x01B6 => {
+                let cch = usize::from(u16_at(data, 10).unwrap_or(0)).min(MAX_OBJECT_TEXT);
+                if let (Some(o), true) = (obj, cch > 0) {
+                    text = Some((o, cch, String::new()));
+                }
+            }
+            0x001C => {
+                if let (Some(row), Some(col), Some(id)) =
+                    (u16_at(data, 0), u16_at(data, 2), u16_at(data, 6))
+                {
+                    let author = data
+                        .get(8..)
+                        .and_then(|d| read_string(d, true))
+                        .map(|a| a.trim().to_owned())
+                        .filter(|a| !a.is_empty());
+                    notes.push((row, col, id, author));
+                }
+            }
+            0x000A => break,
+            _ => {}
+        }
+    }
+    if let Some(((ot, id), _, t)) = text.take() {
+        objects.push((ot, id, t));
+    }
+    let fold = |t: &str| {
+        t.split(|c: char| c.is_whitespace() || c.is_control())
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    notes.sort_by_key(|&(row, col, _, _)| (row, col));
+    let comments = notes
+        .into_iter()
+        .filter_map(|(row, col, id, author)| {
+            let (_, _, t) = objects
+                .iter()
+                .find(|(ot, i, _)| *i == id && *ot == OT_NOTE)?;
+            let text = fold(t);
+            (!text.is_empty()).then(|| Comment {
+                cell: format!("{}{}", column_name(col), u32::from(row) + 1),
+                author,
+                text,
+                reply: false,
+            })
+        })
+        .collect();
+    let shapes = objects
+        .iter()
+        .filter(|(ot, _, _)| *ot != OT_NOTE)
+        .map(|(_, _, t)| fold(t))
+        .filter(|t| !t.is_empty())
+        .map(Block::text)
+        .collect();
+    (comments, shapes)
+}
+
+/// Zero-based column index to its letters (0 → A, 26 → AA).
+fn column_name(col: u16) -> String {
+    let mut n = u32::from(col) + 1;
+    let mut out = Vec::new();
+    while n > 0 {
+        let rem = ((n - 1) % 26) as u8;
+        out.push(b'A' + rem);
+        n = (n - 1) / 26;
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(typ: u16, data: &[u8]) -> Vec<u8> {
+        let mut out = typ.to_le_bytes().to_vec();
+        out.extend((data.len() as u16).to_le_bytes());
+        out.extend(data);
+        out
+    }
+
+    /// OBJ with its ftCmo subrecord: object type and id.
+    fn obj(ot: u16, id: u16) -> Vec<u8> {
+        let mut d = vec![0x15, 0x00, 0x12, 0x00];
+        d.extend(ot.to_le_bytes());
+        d.extend(id.to_le_bytes());
+        d.extend([0u8; 14]);
+        rec(0x005D, &d)
+    }
+
+    fn txo(cch: u16) -> Vec<u8> {
+        let mut d = vec![0u8; 18];
+        d[10..12].copy_from_slice(&cch.to_le_bytes());
+        rec(0x01B6, &d)
+    }
+
+    #[test]
+    fn sheet_objects_give_text_boxes_and_comments() {
+        // A text box whose text spans two CONTINUE records (one byte a character, then
+        // UTF-16), a comment on AB3 by Ann whose text repeats her name, an embedded chart
+        // whose label is the chart's own, and the formatting-run records after each text.
+        let mut s = rec(0x0809, &[0x00, 0x06, 0x10, 0x00]);
+        s.extend(rec(0x00EC, &[0; 8]));
+        s.extend(obj(0x06, 1));
+        s.extend(txo(8));
+        s.extend(rec(0x003C, b"\x00Text "));
+        let mut wide = vec![0x01];
+        for u in "box".encode_utf16() {
+            wide.extend(u.to_le_bytes());
+        }
+        s.extend(rec(0x003C, &wide));
+        s.extend(rec(0x003C, &[0; 16]));
+        s.extend(obj(0x19, 2));
+        s.extend(txo(12));
+        s.extend(rec(0x003C, b"\x00Ann:\n  check"));
+        s.extend(rec(0x003C, &[0; 16]));
+        s.extend(rec(0x0809, &[0x00, 0x06, 0x20, 0x00]));
+        s.extend(obj(0x06, 3));
+        s.extend(txo(5));
+        s.extend(rec(0x003C, b"\x00Label"));
+        s.extend(rec(0x000A, &[]));
+        let mut note = vec![2, 0, 27, 0, 0, 0, 2, 0];
+        note.extend([3, 0, 0]);
+        note.extend(b"Ann");
+        s.extend(rec(0x001C, &note));
+        s.extend(rec(0x000A, &[]));
+        s.extend(rec(0x0809, &[0; 4]));
+        let (comments, shapes) = sheet_objects(&s, 0);
+        assert_eq!(shapes, [Block::text("Text box")]);
+        assert_eq!(
+            comments,
+            [Comment {
+                cell: "AB3".into(),
+                author: Some("Ann".into()),
+                text: "Ann: check".into(),
+                reply: false,
+            }]
+        );
+        assert_eq!(column_name(0), "A");
+        assert_eq!(column_name(25), "Z");
+        assert_eq!(column_name(26), "AA");
+    }
 }
