@@ -101,11 +101,12 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                 Err(e) => return Err(e),
             };
             let date1904 = wb.has_1904_epoch();
-            read_sheets(wb, &mut doc, ctx, date1904, |_| Formats {
+            let drawn = xlsb::drawings(bytes, &limits).unwrap_or_default();
+            read_sheets(wb, &mut doc, ctx, date1904, |name| Formats {
                 formats: &[],
                 cells: None,
-                charts: &[],
-                shapes: &[],
+                charts: drawn.get(name).map_or(&[], |d| d.0.as_slice()),
+                shapes: drawn.get(name).map_or(&[], |d| d.1.as_slice()),
                 comments: &[],
                 merges: &[],
                 shown: None,

@@ -5,9 +5,15 @@
 //! reads them the same way, its `tryOldFormat`). calamine then takes the tab id for the length
 //! of the relationship id and cannot find the sheet. Such records are rewritten to the
 //! documented layout and the package rebuilt in memory, so calamine reads the workbook.
+//!
+//! The drawings of an XLSB sheet are XML parts as in XLSX (only cells and workbook records are
+//! binary): [`drawings`] finds each sheet's part from its `BrtBundleSh` record and reads its
+//! charts and drawn text as the XLSX pre-pass does.
 
-use quire_ooxml::SafeZip;
-use quire_plugin_api::{Limits, Result};
+use quire_ooxml::chart::Chart;
+use quire_ooxml::{relationships, SafeZip};
+use quire_plugin_api::{Block, Limits, Result};
+use std::collections::HashMap;
 
 const WORKBOOK: &str = "xl/workbook.bin";
 const BRT_BUNDLE_SH: u32 = 0x9C;
@@ -22,6 +28,78 @@ pub fn with_documented_sheet_records(bytes: &[u8], limits: &Limits) -> Result<Op
         return Ok(None);
     };
     crate::xlsx::rebuilt_with(&mut zip, WORKBOOK, &fixed).map(Some)
+}
+
+/// A sheet's charts and drawn text (text boxes, SmartArt).
+pub type Drawn = (Vec<Chart>, Vec<Block>);
+
+/// The [`Drawn`] content of each sheet, by sheet name. A sheet whose parts are missing or
+/// damaged has none.
+pub fn drawings(bytes: &[u8], limits: &Limits) -> Result<HashMap<String, Drawn>> {
+    let mut zip = SafeZip::open(bytes, limits, "Excel workbook")?;
+    let mut out = HashMap::new();
+    let Some(workbook) = zip.read(WORKBOOK)? else {
+        return Ok(out);
+    };
+    let rels = relationships(&mut zip, WORKBOOK)?;
+    for (rel_id, name) in sheet_records(&workbook) {
+        let Some(rel) = rels.get(&rel_id) else {
+            continue;
+        };
+        let target = rel.target.clone();
+        let sheet_rels = relationships(&mut zip, &target).unwrap_or_default();
+        let drawn = crate::xlsx::sheet_drawings(&mut zip, &sheet_rels);
+        if !drawn.0.is_empty() || !drawn.1.is_empty() {
+            out.insert(name, drawn);
+        }
+    }
+    Ok(out)
+}
+
+/// (relationship id, sheet name) of each `BrtBundleSh` of a workbook record stream, in
+/// either layout.
+fn sheet_records(stream: &[u8]) -> Vec<(String, String)> {
+    let wide = |data: &[u8], at: usize| -> Option<(String, usize)> {
+        let n = u32::from_le_bytes(data.get(at..at + 4)?.try_into().ok()?);
+        if n == 0xFFFF_FFFF {
+            return Some((String::new(), at + 4));
+        }
+        let end = at + 4 + (n as usize).checked_mul(2)?;
+        let units: Vec<u16> = data
+            .get(at + 4..end)?
+            .chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect();
+        Some((String::from_utf16_lossy(&units), end))
+    };
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while pos < stream.len() {
+        let Some((kind, kind_len)) = read_kind(&stream[pos..]) else {
+            break;
+        };
+        let Some((len, len_len)) = stream.get(pos + kind_len..).and_then(read_len) else {
+            break;
+        };
+        let start = pos + kind_len + len_len;
+        let Some(data) = stream.get(start..start + len) else {
+            break;
+        };
+        if kind == BRT_BUNDLE_SH {
+            let at = if documented(data) {
+                Some(8)
+            } else {
+                beta(data).then_some(12)
+            };
+            if let Some((rel, next)) = at.and_then(|at| wide(data, at)) {
+                if let Some((name, _)) = wide(data, next) {
+                    out.push((rel, name));
+                }
+            }
+        }
+        pos = start + len;
+    }
+    out
 }
 
 /// A record stream with every beta-layout `BrtBundleSh` rewritten; `None` when there is none
@@ -152,5 +230,27 @@ mod tests {
         assert_eq!(fixed, expected);
         // A documented workbook is left alone.
         assert_eq!(fix_sheet_records(&expected), None);
+    }
+
+    #[test]
+    fn sheet_records_give_relationship_ids_and_names_in_both_layouts() {
+        let sheet = |pad: usize, rel: &str, name: &str| {
+            let mut d = vec![0u8; pad];
+            d.extend(1u32.to_le_bytes());
+            d.extend(wide(rel));
+            d.extend(wide(name));
+            record(0x1C, &d)
+        };
+        let mut stream = vec![0x83, 0x01, 0x00];
+        stream.extend(sheet(4, "rId1", "Data"));
+        stream.extend(sheet(8, "rId2", "Chart sheet"));
+        stream.extend([0x90, 0x01, 0x00]);
+        assert_eq!(
+            sheet_records(&stream),
+            [
+                ("rId1".to_owned(), "Data".to_owned()),
+                ("rId2".to_owned(), "Chart sheet".to_owned())
+            ]
+        );
     }
 }

@@ -303,7 +303,7 @@ fn read_styles(xml: &[u8], formats: &mut Vec<NumFmt>) -> Vec<Option<usize>> {
 /// Charts reachable from a sheet (sheet → drawing → chart, chart sheets included) and the
 /// text its drawings hold ([`drawing_text`]). Damaged or missing parts give nothing rather
 /// than an error.
-fn sheet_drawings(
+pub(crate) fn sheet_drawings(
     zip: &mut SafeZip<'_>,
     rels: &HashMap<String, Relationship>,
 ) -> (Vec<Chart>, Vec<Block>) {
