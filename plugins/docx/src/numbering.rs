@@ -198,7 +198,9 @@ fn level_prop(e: &quick_xml::events::BytesStart<'_>, level: &mut Level) {
 fn parse_level(x: &mut Xml<'_>) -> Result<Level> {
     let mut level = Level {
         fmt: "decimal".into(),
-        start: 1,
+        // a level without w:start counts from zero (ECMA-376 17.9.25), as Word and
+        // LibreOffice number it
+        start: 0,
         ..Level::default()
     };
     let mut depth = 0u32;
@@ -393,5 +395,19 @@ mod tests {
         assert_eq!(n.next("2", 0).unwrap().text, "5.");
         assert_eq!(n.next("3", 0).unwrap().kind, LabelKind::Bullet);
         assert!(n.next("9", 0).is_none());
+    }
+
+    #[test]
+    fn a_level_without_a_start_counts_from_zero() {
+        // Tika's override_list_numbering: an ordinal first level with no w:start reads
+        // "0th", "1st", … in Word and LibreOffice; its second level starts at 1.
+        let xml = br#"<w:numbering xmlns:w="w"><w:abstractNum w:abstractNumId="8">
+ <w:lvl w:ilvl="0"><w:numFmt w:val="ordinal"/><w:lvlText w:val="%1"/></w:lvl>
+ <w:lvl w:ilvl="1"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:lvlText w:val="%1.%2"/></w:lvl>
+</w:abstractNum><w:num w:numId="4"><w:abstractNumId w:val="8"/></w:num></w:numbering>"#;
+        let mut n = Numbering::parse(xml, 64).unwrap();
+        assert_eq!(n.next("4", 0).unwrap().text, "0th");
+        assert_eq!(n.next("4", 0).unwrap().text, "1st");
+        assert_eq!(n.next("4", 1).unwrap().text, "1st.1");
     }
 }
