@@ -132,8 +132,11 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
             })?;
         }
         Kind::Xls => {
+            // embedded charts' cached values would read as the sheet's own cells
+            let rebuilt = xls::without_chart_substreams(bytes, &limits);
+            let source = rebuilt.as_deref().unwrap_or(bytes);
             let wb =
-                guard(|| Xls::new(Cursor::new(bytes)).map_err(|e| open_error(e.to_string(), e)))?;
+                guard(|| Xls::new(Cursor::new(source)).map_err(|e| open_error(e.to_string(), e)))?;
             let date1904 = wb.has_1904_epoch();
             let styles = xls::scan(bytes, &limits).unwrap_or_default();
             let names = wb.sheet_names();

@@ -143,6 +143,9 @@ pub fn scan(bytes: &[u8], limits: &Limits) -> Option<Styles> {
             }
         };
         let mut first = true;
+        // an embedded chart's substream (BOF … EOF) holds its series' cached values as cell
+        // records of its own; they are not the sheet's cells
+        let mut nested = 0usize;
         for (typ, data) in records(&stream, offset) {
             if first {
                 first = false;
@@ -150,6 +153,18 @@ pub fn scan(bytes: &[u8], limits: &Limits) -> Option<Styles> {
                     break;
                 }
                 continue;
+            }
+            match typ {
+                0x0809 | 0x0009 | 0x0209 | 0x0409 => {
+                    nested += 1;
+                    continue;
+                }
+                0x000A if nested > 0 => {
+                    nested -= 1;
+                    continue;
+                }
+                _ if nested > 0 => continue,
+                _ => {}
             }
             match typ {
                 0x0203 | 0x027E => {
@@ -191,6 +206,103 @@ pub fn scan(bytes: &[u8], limits: &Limits) -> Option<Styles> {
         styles.shapes.push(shapes);
     }
     Some(styles)
+}
+
+/// A copy of the workbook without the chart substreams embedded in its sheets, or `None`
+/// when it has none (or cannot be rewritten).
+///
+/// An embedded chart is a substream (BOF … EOF) inside its sheet's, and holds its series'
+/// cached values as NUMBER, LABEL and BLANK records addressed by point and series. calamine
+/// (0.35) reads them as the sheet's own cells, so a chart's values overwrote the top-left of
+/// its sheet (Tika's testEXCEL_labels-govdocs: every country name read as 0). The copy keeps
+/// the globals and every sheet's own records, with each BOUNDSHEET pointing at its sheet's new
+/// position, in a new compound file holding only the workbook stream. An encrypted workbook
+/// (FILEPASS) is left alone.
+pub fn without_chart_substreams(bytes: &[u8], limits: &Limits) -> Option<Vec<u8>> {
+    let mut cfb = cfb::CompoundFile::open(Cursor::new(bytes)).ok()?;
+    let name = if cfb.exists("/Workbook") {
+        "/Workbook"
+    } else {
+        "/Book"
+    };
+    if cfb.entry(name).ok()?.len() > limits.max_inflated_bytes {
+        return None;
+    }
+    let mut stream = Vec::new();
+    cfb.open_stream(name).ok()?.read_to_end(&mut stream).ok()?;
+    drop(cfb);
+    // the globals: BOUNDSHEET records (where their offset field is) up to the first EOF
+    let mut sheets: Vec<(usize, usize)> = Vec::new();
+    let mut pos = 0usize;
+    let mut globals_end = None;
+    for (typ, data) in records(&stream, 0) {
+        let at = pos;
+        pos += 4 + data.len();
+        match typ {
+            0x002F => return None,
+            0x0085 => sheets.push((at + 4, u32_at(data, 0)? as usize)),
+            0x000A => {
+                globals_end = Some(pos);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let globals_end = globals_end?;
+    let mut out = stream.get(..globals_end)?.to_vec();
+    let mut removed = false;
+    let mut order: Vec<usize> = (0..sheets.len()).collect();
+    order.sort_by_key(|&i| sheets[i].1);
+    let mut new_offsets = vec![0usize; sheets.len()];
+    for i in order {
+        let offset = sheets[i].1;
+        if offset < globals_end || offset >= stream.len() {
+            return None;
+        }
+        new_offsets[i] = out.len();
+        let mut depth = 0usize;
+        let mut at = offset;
+        for (typ, data) in records(&stream, offset) {
+            let len = 4 + data.len();
+            let start = at;
+            at += len;
+            let is_bof = matches!(typ, 0x0809 | 0x0009 | 0x0209 | 0x0409);
+            if is_bof {
+                depth += 1;
+            }
+            let keep = depth <= 1;
+            if keep {
+                out.extend_from_slice(&stream[start..at]);
+            } else {
+                removed = true;
+            }
+            if typ == 0x000A {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    break;
+                }
+            }
+        }
+    }
+    if !removed {
+        return None;
+    }
+    for (i, (field, _)) in sheets.iter().enumerate() {
+        let offset = u32::try_from(new_offsets[i]).ok()?;
+        out.get_mut(*field..*field + 4)?
+            .copy_from_slice(&offset.to_le_bytes());
+    }
+    // version 3 (512-byte sectors), as Excel writes them: calamine's reader did not open
+    // the version 4 file cfb writes by default ("empty root directory")
+    let mut copy =
+        cfb::CompoundFile::create_with_version(cfb::Version::V3, Cursor::new(Vec::new())).ok()?;
+    {
+        use std::io::Write;
+        let mut w = copy.create_stream(name).ok()?;
+        w.write_all(&out).ok()?;
+    }
+    copy.flush().ok()?;
+    Some(copy.into_inner().into_inner())
 }
 
 /// Object type of a comment (`ot` of the OBJ record's ftCmo).
@@ -357,6 +469,92 @@ mod tests {
         let mut d = vec![0u8; 18];
         d[10..12].copy_from_slice(&cch.to_le_bytes());
         rec(0x01B6, &d)
+    }
+
+    fn number(row: u16, col: u16, v: f64) -> Vec<u8> {
+        let mut d = row.to_le_bytes().to_vec();
+        d.extend(col.to_le_bytes());
+        d.extend(15u16.to_le_bytes());
+        d.extend(v.to_le_bytes());
+        rec(0x0203, &d)
+    }
+
+    #[test]
+    fn chart_substreams_leave_the_sheet_and_its_cells_stay() {
+        // Globals with one BOUNDSHEET; the sheet holds 5 at A1, then an embedded chart
+        // whose cached series value 0 is also addressed (0, 0).
+        let bof = |kind: u16| {
+            let mut d = vec![0x00, 0x06];
+            d.extend(kind.to_le_bytes());
+            d.extend([0u8; 12]);
+            rec(0x0809, &d)
+        };
+        let mut globals = bof(0x0005);
+        let sheet_at = globals.len() + 4;
+        let mut bs = vec![0u8; 4];
+        bs.extend([0, 0, 6, 0]);
+        bs.extend(b"Data");
+        globals.extend(rec(0x0085, &bs));
+        globals.extend(rec(0x000A, &[]));
+        let mut sheet = bof(0x0010);
+        sheet.extend(number(0, 0, 5.0));
+        sheet.extend(bof(0x0020));
+        sheet.extend(number(0, 0, 0.0));
+        sheet.extend(rec(0x000A, &[]));
+        sheet.extend(number(1, 0, 6.0));
+        sheet.extend(rec(0x000A, &[]));
+        // a record between the globals' EOF and the sheet: the copy moves the sheet
+        let mut padded = globals.clone();
+        padded.extend(rec(0x00FC, &[0; 8]));
+        let offset = padded.len() as u32;
+        padded[sheet_at..sheet_at + 4].copy_from_slice(&offset.to_le_bytes());
+        padded.extend(&sheet);
+        let mut file =
+            cfb::CompoundFile::create_with_version(cfb::Version::V3, Cursor::new(Vec::new()))
+                .unwrap();
+        {
+            use std::io::Write;
+            let mut w = file.create_stream("/Workbook").unwrap();
+            w.write_all(&padded).unwrap();
+        }
+        file.flush().unwrap();
+        let bytes = file.into_inner().into_inner();
+        let out = without_chart_substreams(&bytes, &Limits::default()).expect("rebuilt");
+        let mut copy = cfb::CompoundFile::open(Cursor::new(out)).unwrap();
+        let mut rebuilt = Vec::new();
+        copy.open_stream("/Workbook")
+            .unwrap()
+            .read_to_end(&mut rebuilt)
+            .unwrap();
+        let at = u32_at(&rebuilt, sheet_at).unwrap() as usize;
+        let kinds: Vec<u16> = records(&rebuilt, at).map(|(t, _)| t).collect();
+        assert_eq!(kinds, [0x0809, 0x0203, 0x0203, 0x000A]);
+        let values: Vec<f64> = records(&rebuilt, at)
+            .filter(|(t, _)| *t == 0x0203)
+            .map(|(_, d)| f64::from_le_bytes(d[6..14].try_into().unwrap()))
+            .collect();
+        assert_eq!(values, [5.0, 6.0]);
+        // a workbook without embedded charts is not copied
+        let mut plain =
+            cfb::CompoundFile::create_with_version(cfb::Version::V3, Cursor::new(Vec::new()))
+                .unwrap();
+        {
+            use std::io::Write;
+            let mut only = globals.clone();
+            let offset = only.len() as u32;
+            only[sheet_at..sheet_at + 4].copy_from_slice(&offset.to_le_bytes());
+            only.extend(bof(0x0010));
+            only.extend(number(0, 0, 5.0));
+            only.extend(rec(0x000A, &[]));
+            plain
+                .create_stream("/Workbook")
+                .unwrap()
+                .write_all(&only)
+                .unwrap();
+        }
+        plain.flush().unwrap();
+        let plain = plain.into_inner().into_inner();
+        assert!(without_chart_substreams(&plain, &Limits::default()).is_none());
     }
 
     #[test]
