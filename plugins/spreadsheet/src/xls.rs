@@ -49,6 +49,40 @@ fn records(stream: &[u8], mut pos: usize) -> impl Iterator<Item = (u16, &[u8])> 
     })
 }
 
+fn is_bof(typ: u16) -> bool {
+    matches!(typ, 0x0809 | 0x0009 | 0x0209 | 0x0409)
+}
+
+/// The records of the sheet substream at `offset`, after its BOF and up to its EOF, without
+/// the substreams nested in it: an embedded chart is a BOF … EOF of its own inside its
+/// sheet's, and holds its series' cached values as cell records and its labels as text
+/// records, none of them the sheet's. Nothing when `offset` holds no BOF.
+fn sheet_records(stream: &[u8], offset: usize) -> impl Iterator<Item = (u16, &[u8])> {
+    let mut all = records(stream, offset);
+    let mut started = false;
+    let mut nested = 0usize;
+    std::iter::from_fn(move || loop {
+        let (typ, data) = all.next()?;
+        if !started {
+            started = true;
+            if !is_bof(typ) {
+                return None;
+            }
+            continue;
+        }
+        if is_bof(typ) {
+            nested += 1;
+        } else if typ == 0x000A {
+            if nested == 0 {
+                return None;
+            }
+            nested -= 1;
+        } else if nested == 0 {
+            return Some((typ, data));
+        }
+    })
+}
+
 fn read_string(data: &[u8], biff8: bool) -> Option<String> {
     if biff8 {
         let cch = usize::from(u16_at(data, 0)?);
@@ -142,30 +176,7 @@ pub fn scan(bytes: &[u8], limits: &Limits) -> Option<Styles> {
                 cells.insert((u32::from(row), u32::from(col)), *f);
             }
         };
-        let mut first = true;
-        // an embedded chart's substream (BOF … EOF) holds its series' cached values as cell
-        // records of its own; they are not the sheet's cells
-        let mut nested = 0usize;
-        for (typ, data) in records(&stream, offset) {
-            if first {
-                first = false;
-                if typ != 0x0809 && typ != 0x0009 && typ != 0x0209 && typ != 0x0409 {
-                    break;
-                }
-                continue;
-            }
-            match typ {
-                0x0809 | 0x0009 | 0x0209 | 0x0409 => {
-                    nested += 1;
-                    continue;
-                }
-                0x000A if nested > 0 => {
-                    nested -= 1;
-                    continue;
-                }
-                _ if nested > 0 => continue,
-                _ => {}
-            }
+        for (typ, data) in sheet_records(&stream, offset) {
             match typ {
                 0x0203 | 0x027E => {
                     if let (Some(r), Some(c), Some(x)) =
@@ -192,7 +203,6 @@ pub fn scan(bytes: &[u8], limits: &Limits) -> Option<Styles> {
                         }
                     }
                 }
-                0x000A => break,
                 _ => {}
             }
         }
@@ -266,8 +276,7 @@ pub fn without_chart_substreams(bytes: &[u8], limits: &Limits) -> Option<Vec<u8>
             let len = 4 + data.len();
             let start = at;
             at += len;
-            let is_bof = matches!(typ, 0x0809 | 0x0009 | 0x0209 | 0x0409);
-            if is_bof {
+            if is_bof(typ) {
                 depth += 1;
             }
             let keep = depth <= 1;
@@ -323,30 +332,8 @@ pub fn sheet_objects(stream: &[u8], offset: usize) -> (Vec<Comment>, Vec<Block>)
     let mut obj: Option<(u16, u16)> = None;
     // (object, characters still to read, text so far)
     let mut text: Option<((u16, u16), usize, String)> = None;
-    let mut first = true;
-    // an embedded chart is a substream of its own (BOF … EOF) inside the sheet's: its text
-    // records are the chart's labels, not objects on the sheet
-    let mut nested = 0usize;
-    for (typ, data) in records(stream, offset) {
-        if first {
-            first = false;
-            if typ != 0x0809 {
-                break;
-            }
-            continue;
-        }
-        match typ {
-            0x0809 => {
-                nested += 1;
-                continue;
-            }
-            0x000A if nested > 0 => {
-                nested -= 1;
-                continue;
-            }
-            _ if nested > 0 => continue,
-            _ => {}
-        }
+    // an embedded chart's text records are its labels, not objects on the sheet
+    for (typ, data) in sheet_records(stream, offset) {
         if typ == 0x003C {
             if let Some((_, left, t)) = text.as_mut().filter(|(_, left, _)| *left > 0) {
                 let wide = data.first().is_some_and(|f| f & 1 == 1);
@@ -393,7 +380,6 @@ pub fn sheet_objects(stream: &[u8], offset: usize) -> (Vec<Comment>, Vec<Block>)
                     notes.push((row, col, id, author));
                 }
             }
-            0x000A => break,
             _ => {}
         }
     }

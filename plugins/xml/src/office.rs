@@ -425,12 +425,10 @@ impl<'e, 'a> Word<'e, 'a> {
                     }
                 }
                 "pPr" | "del" | "moveFrom" | "proofErr" | "bookmarkStart" | "bookmarkEnd" => {}
+                // Word 2003: a comment's paragraphs stand where it is anchored, in the
+                // paragraph or inside a run of its own
                 "annotation" if c.attr("type") == Some("Word.Comment") => {
-                    // Word 2003: the comment's paragraphs stand where it is anchored
-                    let author = c.attr("author").unwrap_or("").to_owned();
-                    if let Some(content) = child(c, "content") {
-                        self.comment(&author, content, out);
-                    }
+                    self.annotation_comment(c, out)
                 }
                 "annotation" if deletion(c) || comment(c) => {}
                 _ => self.inlines(c, style, out, boxes),
@@ -490,11 +488,7 @@ impl<'e, 'a> Word<'e, 'a> {
                     }
                 }
                 "annotation" if c.attr("type") == Some("Word.Comment") => {
-                    // Word 2003 keeps a comment inside a run of its own
-                    let author = c.attr("author").unwrap_or("").to_owned();
-                    if let Some(content) = child(c, "content") {
-                        self.comment(&author, content, out);
-                    }
+                    self.annotation_comment(c, out)
                 }
                 "commentReference" => {
                     let body = c
@@ -513,6 +507,14 @@ impl<'e, 'a> Word<'e, 'a> {
                     collect_boxes(c, boxes);
                 }
             }
+        }
+    }
+
+    /// A Word 2003 comment (`aml:annotation` of type `Word.Comment`) as a note.
+    fn annotation_comment(&mut self, c: &Element<'_>, out: &mut Vec<Inline>) {
+        let author = c.attr("author").unwrap_or("").to_owned();
+        if let Some(content) = child(c, "content") {
+            self.comment(&author, content, out);
         }
     }
 
