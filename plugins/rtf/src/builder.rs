@@ -19,6 +19,8 @@ pub struct ParaProps {
     pub list_level: u8,
     /// `\liN` left indent in twips.
     pub indent: Option<i32>,
+    /// `\fiN` first-line indent in twips (negative: a hanging indent).
+    pub first_indent: i32,
 }
 
 /// Inline runs of the paragraph being read, merged by style.
@@ -185,7 +187,30 @@ impl Flow {
             self.runs.take();
             return;
         }
-        let content = self.runs.take();
+        let mut content = self.runs.take();
+        let mut literal = false;
+        let marker = match marker {
+            None if props.list == 0 && props.heading.is_none() && props.first_indent < 0 => {
+                let m = take_literal_marker(&mut content);
+                literal = m.is_some();
+                m
+            }
+            m => m,
+        };
+        // A marker typed into the text (pandoc, plain-text exports) has no list of its own:
+        // its items nest by indent, as items of different lists do ([`lists::depth_cmp`]).
+        let literal_props;
+        let props = match literal {
+            true => {
+                literal_props = ParaProps {
+                    list: -1 - props.indent.unwrap_or(0).max(0),
+                    list_level: 0,
+                    ..*props
+                };
+                &literal_props
+            }
+            false => props,
+        };
         if props.list > 0 || marker.is_some() {
             let m = marker.unwrap_or_default();
             let (ordered, start) = marker_kind(&m);
@@ -442,6 +467,44 @@ fn build_list(
         }
     }
     Some(list)
+}
+
+/// Characters that mark a bulleted item when typed as its marker.
+const BULLETS: &str = "\u{2022}\u{25e6}\u{25aa}\u{25a0}\u{25a1}\u{2023}\u{b7}\u{2013}\u{2014}-*o\u{a7}\u{27a2}\u{2043}";
+
+/// A list marker typed at the start of a hanging-indented paragraph and ended by a tab
+/// ("•\t", "–\t", "3.\t", "b)\t", "iv.\t"), as pandoc and plain-text exports write lists
+/// without `\listtext`: removed from `content` and returned.
+fn take_literal_marker(content: &mut Vec<Inline>) -> Option<String> {
+    let Some(Inline::Text { text, .. }) = content.first() else {
+        return None;
+    };
+    let lead = text.len() - text.trim_start_matches([' ', '\u{a0}']).len();
+    let (marker, rest) = text[lead..].split_once('\t')?;
+    let bullet = marker.chars().count() == 1 && marker.chars().all(|c| BULLETS.contains(c));
+    let numbered = marker.len() <= 8
+        && marker
+            .strip_suffix(['.', ')'])
+            .map(|b| b.strip_prefix('(').unwrap_or(b))
+            .is_some_and(|b| {
+                !b.is_empty()
+                    && (b.chars().all(|c| c.is_ascii_digit())
+                        || b.len() == 1 && b.chars().all(|c| c.is_ascii_alphabetic())
+                        || b.chars().all(|c| "ivxlcIVXLC".contains(c)))
+            });
+    if !bullet && !numbered {
+        return None;
+    }
+    let (marker, rest) = (marker.to_owned(), rest.trim_start().to_owned());
+    if rest.is_empty() {
+        if content.len() == 1 {
+            return None; // a marker alone is no item
+        }
+        content.remove(0);
+    } else if let Some(Inline::Text { text, .. }) = content.first_mut() {
+        *text = rest;
+    }
+    Some(marker)
 }
 
 /// Whether a list marker ("1.", "a)", "•", "·") numbers its items, and the first number.

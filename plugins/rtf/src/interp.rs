@@ -59,6 +59,8 @@ struct State {
     list_level: u8,
     /// `\li` / `\lin`: left indent in twips.
     indent: Option<i32>,
+    /// `\fi`: first-line indent in twips (negative: a hanging indent).
+    first_indent: i32,
     field: Option<usize>,
     footnote: Option<usize>,
 }
@@ -77,6 +79,7 @@ impl Default for State {
             list: 0,
             list_level: 0,
             indent: None,
+            first_indent: 0,
             field: None,
             footnote: None,
         }
@@ -561,6 +564,7 @@ impl<'a, 'c> Interp<'a, 'c> {
             list: self.cur.list,
             list_level: self.cur.list_level,
             indent: self.cur.indent,
+            first_indent: self.cur.first_indent,
         }
     }
 

@@ -303,3 +303,49 @@ fn deadline_is_honoured() {
         ErrorKind::Timeout
     );
 }
+
+#[test]
+fn typed_markers_with_a_hanging_indent_are_lists() {
+    // pandoc's RTF writer has no list table: each item is a hanging-indented paragraph that
+    // starts with its marker and a tab, nested by its left indent.
+    let b = blocks(
+        r"{\rtf1\ansi{\fonttbl{\f0 Helvetica;}}
+{\pard \ql \f0 \sa180 \li0 \fi0 Before.\par}
+{\pard \ql \f0 \sa0 \li360 \fi-360 \bullet \tx360\tab item {\b one}\par}
+{\pard \ql \f0 \sa0 \li720 \fi-360 \endash \tx360\tab nested two\par}
+{\pard \ql \f0 \sa0 \li1080 \fi-360 \bullet \tx360\tab deep three\sa180\par}
+{\pard \ql \f0 \sa0 \li360 \fi-360 \bullet \tx360\tab item four\sa180\par}
+{\pard \ql \f0 \sa180 \li0 \fi0 Between.\par}
+{\pard \ql \f0 \sa0 \li360 \fi-360 1.\tx360\tab first\par}
+{\pard \ql \f0 \sa0 \li360 \fi-360 2.\tx360\tab second\par}
+{\pard \ql \f0 \sa0 \li720 \fi-360 a.\tx360\tab sub\sa180\par}
+{\pard \ql \f0 \sa180 \li0 \fi0 3.\tab Not a list: no hanging indent.\par}
+}",
+    );
+    let [Block::Paragraph(_), Block::List(bullets), Block::Paragraph(_), Block::List(numbers), Block::Paragraph(last)] =
+        b.as_slice()
+    else {
+        panic!("{b:?}")
+    };
+    assert!(!bullets.ordered);
+    assert_eq!(bullets.items.len(), 2);
+    let Block::Paragraph(one) = &bullets.items[0].blocks[0] else {
+        panic!("{bullets:?}")
+    };
+    assert_eq!(text_of(one), "item one");
+    let Block::List(nested) = &bullets.items[0].blocks[1] else {
+        panic!("{bullets:?}")
+    };
+    assert_eq!(nested.items[0].blocks[0], Block::text("nested two"));
+    let Block::List(deep) = &nested.items[0].blocks[1] else {
+        panic!("{nested:?}")
+    };
+    assert_eq!(deep.items[0].blocks[0], Block::text("deep three"));
+    assert_eq!(bullets.items[1].blocks[0], Block::text("item four"));
+    assert!(numbers.ordered && numbers.start == 1 && numbers.items.len() == 2);
+    let Block::List(sub) = &numbers.items[1].blocks[1] else {
+        panic!("{numbers:?}")
+    };
+    assert!(sub.ordered);
+    assert_eq!(text_of(last), "3.\tNot a list: no hanging indent.");
+}

@@ -215,6 +215,7 @@ impl Interp<'_, '_> {
                 self.cur.list = 0;
                 self.cur.list_level = 0;
                 self.cur.indent = None;
+                self.cur.first_indent = 0;
             }
             b"s" => self.cur.para_style = param,
             b"outlinelevel" => self.cur.outline = u8::try_from(param).ok(),
@@ -223,6 +224,7 @@ impl Interp<'_, '_> {
             b"ls" => self.cur.list = param,
             b"ilvl" => self.cur.list_level = u8::try_from(param.clamp(0, 8)).unwrap_or(0),
             b"li" | b"lin" => self.cur.indent = Some(param),
+            b"fi" => self.cur.first_indent = param,
             b"cell" if self.cur.dest == Dest::Body => {
                 self.flow().end_cell();
             }
