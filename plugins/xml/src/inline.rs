@@ -17,7 +17,35 @@ pub struct Runs {
 }
 
 impl Runs {
+    /// Appends `text` with XML's insignificant whitespace folded: a run of spaces, tabs and
+    /// line breaks (a pretty-printer's or a wrapping writer's) is one space, and none where
+    /// the runs already end with one.
     pub fn push(&mut self, text: &str, style: Style) {
+        if text.is_empty() {
+            return;
+        }
+        if text.contains(|c: char| c.is_ascii_whitespace() && c != ' ') || text.contains("  ") {
+            let is_space = |c: char| c.is_ascii_whitespace();
+            let mut folded = String::with_capacity(text.len());
+            if text.starts_with(is_space) && !self.ends_with_space() {
+                folded.push(' ');
+            }
+            let mut words = text.split_ascii_whitespace().peekable();
+            while let Some(word) = words.next() {
+                folded.push_str(word);
+                if words.peek().is_some() || text.ends_with(is_space) {
+                    folded.push(' ');
+                }
+            }
+            return self.push_folded(&folded, style);
+        }
+        if text.starts_with(' ') && self.ends_with_space() {
+            return self.push_folded(&text[1..], style);
+        }
+        self.push_folded(text, style)
+    }
+
+    fn push_folded(&mut self, text: &str, style: Style) {
         if text.is_empty() {
             return;
         }
@@ -109,10 +137,15 @@ pub fn flatten_child(child: &Node<'_>, mixed: bool, sup: bool, style: Style, run
             // Patents set every reference numeral in bold (`<b>70</b>`); asterisks around
             // each number make the text harder to read and search, so bare numerals stay plain.
             let emphasis = !(c.is(names::BOLD | names::ITALIC) && is_numeral(c));
-            if emphasis && c.is(names::BOLD) {
+            // DocBook says bold with a role: `<emphasis role="strong">` (or "bold").
+            let strong = c.local() == "emphasis"
+                && c.attr("role").is_some_and(|r| {
+                    r.eq_ignore_ascii_case("strong") || r.eq_ignore_ascii_case("bold")
+                });
+            if emphasis && (c.is(names::BOLD) || strong) {
                 s.bold = true;
             }
-            if emphasis && c.is(names::ITALIC) {
+            if emphasis && c.is(names::ITALIC) && !strong {
                 s.italic = true;
             }
             if c.is(names::STRIKE) {

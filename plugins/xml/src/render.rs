@@ -122,7 +122,9 @@ impl<'c> Renderer<'c> {
         if el.is_leaf() {
             return self.leaf(el);
         }
-        if el.has_text {
+        if el.has_text || el.is(names::PROSE) && inline_only(el) {
+            // A paragraph of formatted words only (`<para><emphasis>a</emphasis>
+            // <emphasis>b</emphasis></para>`, pandoc's DocBook) is one paragraph too.
             return self.mixed(el, level);
         }
         if let Some(t) = records_table(el) {
@@ -176,14 +178,14 @@ impl<'c> Renderer<'c> {
         } else {
             level
         };
-        let mut children = el.elements().peekable();
-        while let Some(c) = children.next() {
+        let kids: Vec<&Element<'_>> = el.elements().collect();
+        for (i, &c) in kids.iter().enumerate() {
             let is_title = |e: &Element<'_>| e.is_heading();
             if is_title(c) {
                 self.element(c, level)?;
             } else if c.local() == "label"
                 && c.is_leaf()
-                && children.peek().is_some_and(|n| is_title(n))
+                && kids.get(i + 1).is_some_and(|n| is_title(n))
             {
                 // `<label>2.1.</label><title>Setup</title>` reads as one heading, "2.1. Setup".
                 let text = c.folded_text();
@@ -191,7 +193,21 @@ impl<'c> Renderer<'c> {
                     self.label = Some(text.into_owned());
                 }
             } else {
+                let before = self.first_heading_seen;
                 self.element(c, child_level)?;
+                // The first title's owner put what follows one level below it (a document
+                // title above its sections), unless it is one of a run of same-named sections
+                // (`<section>`s after an empty `<info><title/>`): they are peers.
+                let owns = |e: &Element<'_>| e.elements().any(|t| t.is_heading());
+                if !before
+                    && self.first_heading_seen
+                    && owns(c)
+                    && kids[i + 1..]
+                        .iter()
+                        .any(|n| n.local() == c.local() && owns(n))
+                {
+                    self.offset = 0;
+                }
             }
         }
         if owns_title && !seen_before && self.first_heading_seen {
@@ -498,6 +514,22 @@ fn only_leaf<'e, 'a>(el: &'e Element<'a>) -> Option<(&'e Element<'a>, &'e Elemen
 }
 
 /// Two or more element children, all of one name.
+/// Whether `el` holds elements and all of them, at any depth, are inline formatting or links
+/// (bold, italic, code, superscript, strike-through, links).
+fn inline_only(el: &Element<'_>) -> bool {
+    const INLINE: names::Kind =
+        names::BOLD | names::ITALIC | names::STRIKE | names::LINK | names::SUP | names::CODE;
+    let mut any = false;
+    el.elements().all(|c| {
+        any = true;
+        c.is(INLINE) && !c.is(names::BLOCKISH | names::BLOCK_IN_PARAGRAPH) && inline_only_below(c)
+    }) && any
+}
+
+fn inline_only_below(el: &Element<'_>) -> bool {
+    el.is_leaf() || inline_only(el)
+}
+
 fn same_named_children(el: &Element<'_>) -> bool {
     let mut names = el.elements().map(|c| &c.name);
     let first = names.next();

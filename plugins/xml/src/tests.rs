@@ -675,3 +675,89 @@ fn excel_2003_xml_reads_as_sheets_of_tables() {
         "#2 Data\n| Name |  | Value |\n| wide |  | 1.1 |\n| 2016-04-27 | TRUE | 42 |\n#2 Empty\n"
     );
 }
+
+#[test]
+fn sections_after_an_empty_document_title_are_peers() {
+    // pandoc's DocBook of a document without a title: `<info><title></title></info>`, then
+    // top-level sections. The first section's title is no document title above the others.
+    let b = blocks(
+        "<article xmlns=\"http://docbook.org/ns/docbook\"><info><title></title></info>\
+         <section><title>One</title><para>a</para></section>\
+         <section><title>Two</title><para>b</para>\
+         <section><title>Two.one</title><para>c</para></section></section>\
+         <section><title>Three</title><para>d</para></section></article>",
+    );
+    let heads: Vec<(u8, String)> = b
+        .iter()
+        .filter_map(|b| match b {
+            Block::Heading { level, content } => Some((*level, text_of(content))),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        heads,
+        [(1, "One"), (1, "Two"), (2, "Two.one"), (1, "Three")]
+            .map(|(l, t)| (l, t.to_owned()))
+            .to_vec()
+    );
+    // With a title, the sections sit below it.
+    let b = blocks(
+        "<article><info><title>Doc</title></info><section><title>One</title><para>a</para></section>\
+         <section><title>Two</title><para>b</para></section></article>",
+    );
+    let levels: Vec<u8> = b
+        .iter()
+        .filter_map(|b| match b {
+            Block::Heading { level, .. } => Some(*level),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(levels, [1, 2, 2]);
+}
+
+#[test]
+fn wrapped_mixed_content_reads_as_one_line() {
+    // Writers wrap long paragraphs (pandoc's JATS and DocBook at 72 columns); the line
+    // breaks and indentation are insignificant whitespace, not breaks in the text.
+    let b = blocks(
+        "<article><body><sec><title>T</title><p>One two\n  <bold>three\n  four</bold>\n  <ext-link xlink:href=\"https://e.org/\">five\n  six</ext-link>  seven.</p>\
+         <list><list-item><p><italic>Eight</italic>\n  nine</p></list-item></list></sec></body></article>",
+    );
+    let texts: Vec<String> = b
+        .iter()
+        .filter_map(|b| match b {
+            Block::Paragraph(p) => Some(text_of(p)),
+            Block::List(l) => l.items.first().and_then(|i| match i.blocks.first() {
+                Some(Block::Paragraph(p)) => Some(text_of(p)),
+                _ => None,
+            }),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(texts, ["One two three four five six seven.", "Eight nine"]);
+}
+
+#[test]
+fn a_paragraph_of_formatted_words_only_is_one_paragraph() {
+    // pandoc's DocBook: a list item whose text is two emphasised words, one per line.
+    let b = blocks(
+        "<article xmlns=\"http://docbook.org/ns/docbook\"><section><title>T</title>\
+         <itemizedlist><listitem><para>\n  <emphasis role=\"strong\">Ban</emphasis>\n  <emphasis>ka</emphasis>\n</para></listitem></itemizedlist>\
+         <para>\n  <emphasis role=\"bold\">Alone</emphasis>\n</para></section></article>",
+    );
+    let Block::List(l) = &b[1] else {
+        panic!("{b:?}")
+    };
+    let [Block::Paragraph(p)] = l.items[0].blocks.as_slice() else {
+        panic!("{l:?}")
+    };
+    assert_eq!(text_of(p), "Ban ka");
+    assert!(
+        matches!(&p[0], Inline::Text { text, style } if text == "Ban" && style.bold && !style.italic)
+    );
+    assert!(matches!(&p[2], Inline::Text { text, style } if text == "ka" && style.italic));
+    let Block::Paragraph(p) = &b[2] else {
+        panic!("{b:?}")
+    };
+    assert!(matches!(&p[0], Inline::Text { text, style } if text == "Alone" && style.bold));
+}
