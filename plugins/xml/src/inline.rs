@@ -14,6 +14,8 @@ use quire_plugin_api::{Inline, Style};
 #[derive(Default)]
 pub struct Runs {
     pub inlines: Vec<Inline>,
+    /// Inside code or preformatted text (depth): whitespace is kept as written.
+    verbatim: usize,
 }
 
 impl Runs {
@@ -23,6 +25,9 @@ impl Runs {
     pub fn push(&mut self, text: &str, style: Style) {
         if text.is_empty() {
             return;
+        }
+        if self.verbatim > 0 {
+            return self.push_folded(text, style);
         }
         if text.contains(|c: char| c.is_ascii_whitespace() && c != ' ') || text.contains("  ") {
             let is_space = |c: char| c.is_ascii_whitespace();
@@ -65,8 +70,21 @@ impl Runs {
     fn ends_with_space(&self) -> bool {
         match self.inlines.last() {
             Some(Inline::Text { text, .. }) => text.ends_with(char::is_whitespace),
+            Some(Inline::Break) | None => true,
             Some(_) => false,
-            None => true,
+        }
+    }
+
+    /// A line break (where a block element sits inside mixed content), unless at the start
+    /// or after another.
+    fn line_break(&mut self) {
+        if let Some(Inline::Text { text, .. }) = self.inlines.last_mut() {
+            text.truncate(text.trim_end().len());
+        }
+        self.inlines
+            .retain(|i| !matches!(i, Inline::Text { text, .. } if text.is_empty()));
+        if self.has_text() && !matches!(self.inlines.last(), Some(Inline::Break)) {
+            self.inlines.push(Inline::Break);
         }
     }
 
@@ -95,6 +113,9 @@ impl Runs {
         }
         self.inlines
             .retain(|i| !matches!(i, Inline::Text { text, .. } if text.is_empty()));
+        while matches!(self.inlines.last(), Some(Inline::Break)) {
+            self.inlines.pop();
+        }
         self.inlines
     }
 }
@@ -123,7 +144,10 @@ pub fn flatten_child(child: &Node<'_>, mixed: bool, sup: bool, style: Style, run
                 return;
             }
             let blockish = c.is(names::BLOCKISH);
-            if !mixed || blockish || c.space_before {
+            if mixed && blockish {
+                // a block inside running text (a patent's nested `<claim-text>`) starts a line
+                runs.line_break();
+            } else if !mixed || blockish || c.space_before {
                 runs.space();
             }
             if c.is(names::BREAK) {
@@ -168,9 +192,16 @@ pub fn flatten_child(child: &Node<'_>, mixed: bool, sup: bool, style: Style, run
                         ));
                     }
                 }
+                None if c.is(names::CODE) => {
+                    runs.verbatim += 1;
+                    flatten(c, mixed, s, runs);
+                    runs.verbatim -= 1;
+                }
                 None => flatten(c, mixed, s, runs),
             }
-            if blockish {
+            if mixed && blockish {
+                runs.line_break();
+            } else if blockish {
                 runs.space();
             }
         }

@@ -302,6 +302,14 @@ impl<'c> Renderer<'c> {
                         | "roman-upper"
                 )
             );
+        // Whether the list says how its items are marked; then an item's own `<label>`
+        // (JATS writes "A)" or "5." into each item) is that marker, not text.
+        let typed = ordered
+            || matches!(el.local(), "ul" | "itemizedlist")
+            || el.attr("list-type") == Some("bullet");
+        let mut start = el
+            .attr("startingnumber")
+            .and_then(|n| n.trim().parse::<u64>().ok());
         let mut items = Vec::new();
         for c in el.elements() {
             if c.is(names::TITLE) {
@@ -310,6 +318,7 @@ impl<'c> Renderer<'c> {
             }
             let saved_out = std::mem::take(&mut self.out);
             let saved_pending = std::mem::take(&mut self.pending);
+            let mut label = None;
             let rendered = if c.is(names::LIST_ITEM) && c.is_leaf() {
                 let text = c.folded_text().into_owned();
                 if !text.is_empty() {
@@ -317,14 +326,37 @@ impl<'c> Renderer<'c> {
                 }
                 Ok(())
             } else if c.is(names::LIST_ITEM) && !c.has_text {
-                c.elements().try_for_each(|cc| self.element(cc, level))
+                let mut kids = c.elements().peekable();
+                if let Some(l) = kids.next_if(|k| k.local() == "label" && k.is_leaf()) {
+                    label = Some(l.folded_text().into_owned()).filter(|t| !t.is_empty());
+                }
+                kids.try_for_each(|cc| self.element(cc, level))
             } else {
                 self.element(c, level)
             };
             self.flush();
-            let blocks = std::mem::replace(&mut self.out, saved_out);
+            let mut blocks = std::mem::replace(&mut self.out, saved_out);
             self.pending = saved_pending;
             rendered?;
+            match label {
+                // the first item's number is where an ordered list starts
+                Some(l) if typed && items.is_empty() && ordered && start.is_none() => {
+                    start = l
+                        .trim_matches(|c: char| !c.is_ascii_digit())
+                        .parse::<u64>()
+                        .ok()
+                        .filter(|_| {
+                            l.trim_start_matches('(')
+                                .starts_with(|c: char| c.is_ascii_digit())
+                        });
+                }
+                Some(_) if typed => {}
+                Some(l) => match blocks.first_mut() {
+                    Some(Block::Paragraph(p)) => p.insert(0, Inline::plain(format!("{l} "))),
+                    _ => blocks.insert(0, Block::text(l)),
+                },
+                None => {}
+            }
             if !blocks.is_empty() {
                 items.push(ListItem {
                     blocks,
@@ -335,7 +367,7 @@ impl<'c> Renderer<'c> {
         if !items.is_empty() {
             self.push(Block::List(List {
                 ordered,
-                start: 1,
+                start: start.unwrap_or(1),
                 items,
             }));
         }

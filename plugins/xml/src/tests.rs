@@ -1,7 +1,7 @@
 //! Converter-level tests on small documents written here.
 
 use super::*;
-use quire_plugin_api::{Block, ErrorKind, Inline};
+use quire_plugin_api::{Block, ErrorKind, Inline, List};
 
 fn convert(xml: &str) -> Result<Document> {
     let input = Input {
@@ -138,7 +138,11 @@ fn tables_xhtml_and_cals() {
     };
     assert_eq!(t.header_rows, 1);
     assert_eq!(t.rows[1][0].colspan, 2);
-    assert_eq!(text_of(&t.rows[1][0].content), "x y");
+    // a paragraph after text in a cell starts a line of its own
+    assert_eq!(
+        t.rows[1][0].content,
+        [Inline::plain("x"), Inline::Break, Inline::plain("y")]
+    );
     let Block::Table(t) = &b[1] else {
         panic!("{b:?}")
     };
@@ -760,4 +764,68 @@ fn a_paragraph_of_formatted_words_only_is_one_paragraph() {
         panic!("{b:?}")
     };
     assert!(matches!(&p[0], Inline::Text { text, style } if text == "Alone" && style.bold));
+}
+
+#[test]
+fn a_list_items_label_is_its_marker() {
+    // pandoc's JATS writes a label into each item of a list that does not count 1., 2., …
+    let b = blocks(
+        "<article><body><sec><title>T</title>\
+         <list list-type=\"alpha-upper\"><list-item><label>A)</label><p>First</p></list-item>\
+         <list-item><label>B)</label><p>Second</p></list-item></list>\
+         <list list-type=\"order\"><list-item><label>5.</label><p>Five</p></list-item>\
+         <list-item><label>6.</label><p>Six</p></list-item></list>\
+         <list list-type=\"simple\"><list-item><label>(a)</label><p>Kept</p></list-item></list>\
+         </sec></body></article>",
+    );
+    let lists: Vec<&List> = b
+        .iter()
+        .filter_map(|b| match b {
+            Block::List(l) => Some(l),
+            _ => None,
+        })
+        .collect();
+    let first = |l: &List| match l.items[0].blocks.as_slice() {
+        [Block::Paragraph(p)] => text_of(p),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(lists.len(), 3);
+    assert!(lists[0].ordered && lists[0].start == 1);
+    assert_eq!(first(lists[0]), "First");
+    assert!(lists[1].ordered && lists[1].start == 5);
+    assert_eq!(first(lists[1]), "Five");
+    // A list that names no marker keeps the label as the item's text.
+    assert_eq!(first(lists[2]), "(a) Kept");
+}
+
+#[test]
+fn blocks_inside_running_text_start_lines_and_code_keeps_its_whitespace() {
+    // A patent claim's nested <claim-text>s are its sub-paragraphs: each on a line of its own
+    // however the source is wrapped; TeX in <tex-math> keeps its line breaks.
+    let b = blocks(
+        "<patent><claims><claim><claim-text>1. A device comprising:\n<claim-text>a first part; and</claim-text><claim-text>a second\n part.</claim-text></claim-text></claim></claims>\
+         <description><p>See <tex-math>a\n  b</tex-math> here.</p></description></patent>",
+    );
+    let texts: Vec<String> = b
+        .iter()
+        .filter_map(|b| match b {
+            Block::Paragraph(p) => Some(
+                p.iter()
+                    .map(|i| match i {
+                        Inline::Text { text, .. } => text.clone(),
+                        Inline::Break => "|".into(),
+                        _ => String::new(),
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "1. A device comprising:|a first part; and|a second part.",
+            "See a\n  b here."
+        ]
+    );
 }
