@@ -126,6 +126,21 @@ pub struct Flow {
     path: Vec<Open>,
     /// Marker text from `\listtext`/`\pntext` for the paragraph being read.
     marker: Option<String>,
+    /// How the visible text of the paragraph being read looks.
+    look: Option<Look>,
+    /// Looks of the headings so far, with their levels.
+    heading_looks: Vec<(Look, u8)>,
+    /// Plain paragraphs that look alike throughout: (index in `blocks`, look, words).
+    uniform: Vec<(usize, Look, usize)>,
+    /// Characters of body text per font size (half-points).
+    body_sizes: Vec<(i32, usize)>,
+}
+
+/// Font size (half-points) and weight of a paragraph's text; `None` size when it varies.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Look {
+    size: Option<i32>,
+    bold: bool,
 }
 
 /// Rows above this are dropped; a table this long is data better read elsewhere.
@@ -158,6 +173,28 @@ impl Flow {
         self.runs.inlines.push(Inline::link(href, None, content));
     }
 
+    /// Notes the size and weight of text about to be added to the paragraph.
+    pub fn look(&mut self, text: &str, size: i32, bold: bool) {
+        if text.trim().is_empty() {
+            return;
+        }
+        self.look = Some(match self.look {
+            None => Look {
+                size: Some(size),
+                bold,
+            },
+            Some(l) => Look {
+                size: l.size.filter(|&s| s == size),
+                bold: l.bold && bold,
+            },
+        });
+        if let Some(e) = self.body_sizes.iter_mut().find(|(s, _)| *s == size) {
+            e.1 += text.len();
+        } else {
+            self.body_sizes.push((size, text.len()));
+        }
+    }
+
     pub fn set_marker(&mut self, marker: String) {
         self.marker = Some(marker);
     }
@@ -168,6 +205,7 @@ impl Flow {
 
     /// `\par`: the paragraph ends with the properties in force.
     pub fn end_paragraph(&mut self, props: &ParaProps) {
+        let look = self.look.take();
         if props.in_table {
             if self.runs.has_content() {
                 if !self.cell.is_empty() {
@@ -256,13 +294,57 @@ impl Flow {
         }
         self.finish_list();
         match props.heading {
-            Some(level) => self.blocks.push(Block::Heading { level, content }),
-            None => self.blocks.push(Block::Paragraph(content)),
+            Some(level) => {
+                if let Some(l) = look.filter(|l| l.size.is_some()) {
+                    self.heading_looks.push((l, level));
+                }
+                self.blocks.push(Block::Heading { level, content })
+            }
+            None => {
+                if let Some(l) = look.filter(|l| l.size.is_some() && l.bold) {
+                    let words = content
+                        .iter()
+                        .map(|i| match i {
+                            Inline::Text { text, .. } => text.split_whitespace().count(),
+                            _ => 1,
+                        })
+                        .sum();
+                    self.uniform.push((self.blocks.len(), l, words));
+                }
+                self.blocks.push(Block::Paragraph(content))
+            }
+        }
+    }
+
+    /// Bold paragraphs set exactly like the document's headings of some level, in a size
+    /// above the body text's, are headings of that level (pandoc's RTF title is its level-1
+    /// headings' 18-point bold without their `\outlinelevel`).
+    fn headings_by_look(&mut self) {
+        let Some(body) = self
+            .body_sizes
+            .iter()
+            .max_by_key(|(_, n)| *n)
+            .map(|(s, _)| *s)
+        else {
+            return;
+        };
+        for &(at, look, words) in &self.uniform {
+            let Some(&(_, level)) = self.heading_looks.iter().find(|(l, _)| *l == look) else {
+                continue;
+            };
+            if words > MAX_HEADING_WORDS || look.size.is_none_or(|s| s <= body) {
+                continue;
+            }
+            if let Some(Block::Paragraph(content)) = self.blocks.get_mut(at) {
+                let content = std::mem::take(content);
+                self.blocks[at] = Block::Heading { level, content };
+            }
         }
     }
 
     /// `\cell`: the current cell ends.
     pub fn end_cell(&mut self) {
+        self.look = None;
         if self.runs.has_content() {
             if !self.cell.is_empty() {
                 self.cell.push(Inline::Break);
@@ -395,9 +477,13 @@ impl Flow {
         self.end_paragraph(&ParaProps::default());
         self.finish_table();
         self.finish_list();
+        self.headings_by_look();
         self.blocks
     }
 }
+
+/// A paragraph longer than this is text, whatever it looks like.
+const MAX_HEADING_WORDS: usize = 20;
 
 /// Edges closer than this (twips) are one column edge.
 const EDGE_SLACK: i32 = 30;

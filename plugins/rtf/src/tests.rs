@@ -349,3 +349,40 @@ fn typed_markers_with_a_hanging_indent_are_lists() {
     assert!(sub.ordered);
     assert_eq!(text_of(last), "3.\tNot a list: no hanging indent.");
 }
+
+#[test]
+fn bold_text_set_like_the_headings_is_a_heading() {
+    // pandoc's RTF: the title is centred 18-point bold like the level-1 headings, but has no
+    // \outlinelevel; body text is 12 points.
+    let b = blocks(
+        r"{\rtf1\ansi{\fonttbl{\f0 Helvetica;}}
+{\pard \qc \f0 \sa180 \li0 \fi0 \b \fs36 The Title\par}
+{\pard \ql \f0 \sa180 \li0 \fi0 \outlinelevel0 \b \fs36 Head {\i One}\par}
+{\pard \ql \f0 \sa180 \li0 \fi0 Body text that runs on for a while, {\b bold here}.\par}
+{\pard \ql \f0 \sa180 \li0 \fi0 \b Bold body paragraph.\par}
+{\pard \ql \f0 \sa180 \li0 \fi0 \b \fs30 Bigger bold, unlike any heading.\par}
+{\pard \ql \f0 \sa180 \li0 \fi0 \b \fs32 Set like the level-2 headings below.\par}
+{\pard \ql \f0 \sa180 \li0 \fi0 \outlinelevel1 \b \fs32 Head Two\par}
+}",
+    );
+    let kinds: Vec<String> = b
+        .iter()
+        .map(|b| match b {
+            Block::Heading { level, content } => format!("h{level} {}", text_of(content)),
+            Block::Paragraph(p) => format!("p {}", text_of(p)),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "h1 The Title",
+            "h1 Head One",
+            "p Body text that runs on for a while, bold here.",
+            "p Bold body paragraph.",
+            "p Bigger bold, unlike any heading.",
+            "h2 Set like the level-2 headings below.",
+            "h2 Head Two"
+        ]
+    );
+}

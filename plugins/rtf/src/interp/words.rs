@@ -186,7 +186,9 @@ impl Interp<'_, '_> {
                 self.cur.style = Style::PLAIN;
                 self.cur.hidden = false;
                 self.cur.font = None;
+                self.cur.size = super::DEFAULT_SIZE;
             }
+            b"fs" => self.cur.size = p.unwrap_or(super::DEFAULT_SIZE),
             b"v" => self.cur.hidden = on,
             b"uc" => self.cur.uc = param.clamp(0, 16) as u32,
             b"u" => self.unicode(param),
