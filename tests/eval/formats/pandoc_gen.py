@@ -29,6 +29,13 @@ structure; pandoc's own conventions per writer):
             title (<info><title>) a level-0 heading above them; footnotes are inline
             <footnote> elements.
   pd-jats   pandoc JATS: <sec><title> as DocBook, the title is <article-title> (level 0).
+  pd-tei    pandoc TEI: <div><head> as DocBook, the title (teiHeader) is level 0; the header's
+            "Produced by pandoc." is text; table captions are not written by pandoc, so not
+            in the truth.
+  pd-md     pandoc's own Markdown (-t markdown -s): what pandoc reads back from it. The title
+            is YAML front matter (a level-1 heading, as pandoc reads it); tables are simple,
+            grid or pipe tables, lists keep their marker styles (a., i., (1), A)).
+  pd-gfm    pandoc's GitHub Markdown: the same truth; tables are pipe tables, markers 1. only.
   pd-pptx   pandoc PPTX with --slide-level 1 from a copy of the source whose headings are all
             of level 1: each heading titles a slide (level 1), the title slide's title too;
             lists are items; paragraphs, quotes, code and definitions are text; tables rows.
@@ -53,32 +60,45 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gen import Words, convert_all  # noqa: E402
 from rich import formatted, inline, merge_runs, plain, run  # noqa: E402
 
-PRODUCERS = ["pd-docx", "pd-rtf", "pd-html", "pd-dbk", "pd-jats", "pd-pptx", "lo-pd-rtf",
-             "lo-pd-docx"]
+PRODUCERS = ["pd-docx", "pd-rtf", "pd-html", "pd-dbk", "pd-jats", "pd-tei", "pd-md", "pd-gfm",
+             "pd-pptx", "lo-pd-rtf", "lo-pd-docx"]
 PANDOC = {"pd-docx": ("docx", "docx"), "pd-rtf": ("rtf", "rtf"), "pd-html": ("html5", "html"),
-          "pd-dbk": ("docbook5", "xml"), "pd-jats": ("jats", "xml"), "pd-pptx": ("pptx", "pptx")}
+          "pd-dbk": ("docbook5", "xml"), "pd-jats": ("jats", "xml"), "pd-tei": ("tei", "xml"),
+          "pd-md": ("markdown", "md"), "pd-gfm": ("gfm", "md"), "pd-pptx": ("pptx", "pptx")}
 
 
 # ------------------------------------------------------------------ content
 
 
 def sentences(rng, words, n, fmt=0.3):
+    """Sentences as runs; now and then a whole word struck out, raised or lowered."""
     out = []
     for k in range(n):
         if k:
             out.append(run(" "))
         out += inline(rng, words, 5, 12, fmt=fmt)
+        if rng.random() < fmt * 0.3:
+            last = out.pop()  # the full stop
+            out += [run(" "), run(words.word().lower(), rng.choice(["s", "sup", "sub"])), last]
     return merge_runs(out)
 
 
+ORDERED = ["1.", "1.", "1.", "1)", "(1)", "a.", "A)", "i.", "I."]
+
+
 def a_list(rng, words):
-    """Items (depth, runs, ordered-at-this-depth); depth 0..2, never deeper than one step."""
+    """("list", [marker style per depth: None (bullet) or an ORDERED style], start,
+    [(depth, runs, more)]): depth 0..2, never deeper than one step; `more` a second paragraph
+    of the item (a loose list), `start` the first number of the outer list."""
     items, depth = [], 0
-    kinds = [rng.random() < 0.45 for _ in range(3)]
+    kinds = [rng.choice(ORDERED) if rng.random() < 0.45 else None for _ in range(3)]
+    loose = rng.random() < 0.15
     for i in range(rng.randint(2, 7)):
         depth = 0 if i == 0 else rng.choice([0, depth, min(depth + 1, 2), min(depth + 1, 2)])
-        items.append((depth, inline(rng, words, 2, 7, end="", fmt=0.25)))
-    return ("list", kinds, items)
+        more = [words.sentence()] if loose and rng.random() < 0.5 else []
+        items.append((depth, inline(rng, words, 2, 7, end="", fmt=0.25), more))
+    start = rng.choice([1, 1, 1, rng.randint(2, 9)]) if kinds[0] in ("1.", "1)") else 1
+    return ("list", kinds, start, items)
 
 
 def a_table(rng, words):
@@ -89,7 +109,8 @@ def a_table(rng, words):
     for r in grid[1:]:
         if not any(r):
             r[0] = words.cell()
-    return ("table", grid, rng.choice(["pipe", "pipe", "grid"]))
+    caption = words.phrase(2, 5) if rng.random() < 0.3 else None
+    return ("table", grid, rng.choice(["pipe", "pipe", "grid", "simple"]), caption)
 
 
 def structure(rng, words) -> list[tuple]:
@@ -111,7 +132,8 @@ def structure(rng, words) -> list[tuple]:
             elif k < 0.75:
                 blocks.append(a_table(rng, words))
             elif k < 0.83:
-                blocks.append(("quote", sentences(rng, words, rng.randint(1, 2), fmt=0.2)))
+                blocks.append(("quote", sentences(rng, words, rng.randint(1, 2), fmt=0.2),
+                               rng.random() < 0.2))
             elif k < 0.91:
                 blocks.append(("code", [" ".join(words.word() for _ in range(rng.randint(2, 6)))
                                         for _ in range(rng.randint(1, 4))]))
@@ -132,7 +154,8 @@ def md_runs(runs) -> str:
         body, f = r["t"], r["f"]
         if body.strip():
             body = {"c": f"`{body}`", "b": f"**{body}**", "i": f"*{body}*", "bi": f"***{body}***",
-                    "u": f"[{body}]{{.underline}}"}.get(f, body)
+                    "u": f"[{body}]{{.underline}}", "s": f"~~{body}~~", "sup": f"^{body}^",
+                    "sub": f"~{body}~"}.get(f, body)
             if r["href"]:
                 body = f"[{body}]({r['href']})"
         out.append(body)
@@ -153,6 +176,28 @@ def grid_table(grid) -> str:
     return "\n".join(out)
 
 
+def roman(n: int) -> str:
+    out = ""
+    for v, r in [(10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")]:
+        while n >= v:
+            out, n = out + r, n - v
+    return out
+
+
+def marker(style, n: int) -> str:
+    if style is None:
+        return "-"
+    core = {"1": str(n), "a": chr(ord("a") + n - 1), "A": chr(ord("A") + n - 1), "i": roman(n),
+            "I": roman(n).upper()}[style.strip("().")]
+    return style.replace(style.strip("().")[0], core, 1)
+
+
+def simple_table(grid) -> str:
+    ws = [max(3, max(width(r[j]) for r in grid)) for j in range(len(grid[0]))]
+    row = lambda r: "  ".join(c + " " * (w - width(c)) for c, w in zip(r, ws)).rstrip()  # noqa: E731
+    return "\n".join([row(grid[0]), "  ".join("-" * w for w in ws)] + [row(r) for r in grid[1:]])
+
+
 def write_md(blocks, path, flat_headings=False):
     out, notes = [], []
     title = next((b[1] for b in blocks if b[0] == "title"), None)
@@ -170,28 +215,41 @@ def write_md(blocks, path, flat_headings=False):
                     text += f"[^{len(notes)}]"
             out.append(text)
         elif k == "quote":
-            out.append("> " + md_runs(b[1]))
+            out.append(("> > " if b[2] else "> ") + md_runs(b[1]))
         elif k == "code":
             out.append("```\n" + "\n".join(b[1]) + "\n```")
         elif k == "dl":
             out.append("\n\n".join(f"{t}\n:   {d}" for t, d in b[1]))
         elif k == "list":
-            lines, counters = [], [0, 0, 0]
-            for depth, runs in b[2]:
+            lines, counters, cols = [], [b[2] - 1, 0, 0], [0]
+            loose = any(more for _, _, more in b[3])
+            for depth, runs, more in b[3]:
                 counters[depth] += 1
                 for d in range(depth + 1, 3):
                     counters[d] = 0
-                marker = f"{counters[depth]}." if b[1][depth] else "-"
-                lines.append("    " * depth + marker + " " + md_runs(runs))
-            out.append("\n".join(lines))
+                m = marker(b[1][depth], counters[depth])
+                # upper-case letters with a period need two spaces in pandoc's Markdown
+                m += "  " if m[0].isupper() and m.endswith(".") else " "
+                cols = cols[:depth + 1]
+                lines.append(" " * cols[depth] + m + md_runs(runs))
+                cols.append(cols[depth] + len(m))
+                for extra in more:
+                    lines += ["", " " * cols[depth + 1] + extra]
+                if loose:
+                    lines.append("")
+            out.append("\n".join(lines).rstrip("\n"))
         elif k == "table":
             grid = b[1]
             if b[2] == "grid":
                 out.append(grid_table(grid))
+            elif b[2] == "simple":
+                out.append(simple_table(grid))
             else:
                 lines = ["| " + " | ".join(grid[0]) + " |", "|" + "---|" * len(grid[0])]
                 lines += ["| " + " | ".join(r) + " |" for r in grid[1:]]
                 out.append("\n".join(lines))
+            if b[3]:
+                out.append(f"Table: {b[3]}")
     out += [f"[^{n + 1}]: {t}" for n, t in enumerate(notes)]
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n\n".join(out) + "\n")
@@ -201,7 +259,7 @@ def write_md(blocks, path, flat_headings=False):
 
 
 def truth_of(blocks, typ: str) -> dict:
-    title_level = 0 if typ in ("pd-dbk", "pd-jats") else 1
+    title_level = 0 if typ in ("pd-dbk", "pd-jats", "pd-tei") else 1
     t = {"type": typ, "headings": [], "items": [], "rows": [], "text": [], "inline": [],
          "depths": [], "notes": []}
     for b in blocks:
@@ -223,19 +281,23 @@ def truth_of(blocks, typ: str) -> dict:
                     t["notes"].append(r["fn"])
                     t["text"].append(r["fn"])
         elif k == "list":
-            for depth, runs in b[2]:
+            for depth, runs, more in b[3]:
                 t["items"].append(plain(runs))
                 t["depths"].append([plain(runs), depth])
-                t["text"].append(plain(runs))
+                t["text"] += [plain(runs)] + more
                 if formatted(runs):
                     t["inline"].append(plain(runs))
         elif k == "table":
             t["rows"] += [list(r) for r in b[1]]
             t["text"] += [" ".join(r) for r in b[1]]
+            if b[3] and typ != "pd-tei":  # pandoc's TEI writer leaves table captions out
+                t["text"].append(b[3])
         elif k == "code":
             t["text"] += b[1]
         elif k == "dl":
             t["text"] += [x for pair in b[1] for x in pair]
+    if typ == "pd-tei":  # the header's source description pandoc writes
+        t["text"].append("Produced by pandoc.")
     t["text"] = "\n".join(t["text"])
     return t
 
