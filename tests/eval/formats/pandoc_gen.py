@@ -7,7 +7,7 @@ random pandoc Markdown document per count (headings of levels 1-4, paragraphs wi
 strong, code, underline and links, some split inside a word, footnotes, bullet and ordered
 lists nested up to three levels, pipe and grid tables with a header row, block quotes, fenced
 code, definition lists, sometimes a title) and lets pandoc write it in each target format;
-LibreOffice then re-saves the pandoc DOCX as RTF and, through ODT, as DOCX. Every file gets
+LibreOffice then re-saves the pandoc DOCX as RTF, as HTML and, through ODT, as DOCX. Every file gets
 its truth in gen.py's format (score.py scores it unchanged):
 
   DIR/<type>_<k>.<ext> and DIR/<type>_<k>.truth.json, the Markdown source in DIR/src/
@@ -41,6 +41,7 @@ structure; pandoc's own conventions per writer):
             lists are items; paragraphs, quotes, code and definitions are text; tables rows.
   lo-pd-rtf   pandoc DOCX re-saved by LibreOffice as RTF: the pd-docx truth.
   lo-pd-docx  pandoc DOCX re-saved by LibreOffice as ODT then DOCX: the pd-docx truth.
+  lo-pd-html  pandoc DOCX saved by LibreOffice as HTML: the pd-docx truth.
 Footnote texts are in "notes" and "text" everywhere; definition terms and definitions,
 quotes and code lines are text only.
 """
@@ -61,7 +62,7 @@ from gen import Words, convert_all  # noqa: E402
 from rich import formatted, inline, merge_runs, plain, run  # noqa: E402
 
 PRODUCERS = ["pd-docx", "pd-rtf", "pd-html", "pd-dbk", "pd-jats", "pd-tei", "pd-md", "pd-gfm",
-             "pd-pptx", "lo-pd-rtf", "lo-pd-docx"]
+             "pd-pptx", "lo-pd-rtf", "lo-pd-docx", "lo-pd-html"]
 PANDOC = {"pd-docx": ("docx", "docx"), "pd-rtf": ("rtf", "rtf"), "pd-html": ("html5", "html"),
           "pd-dbk": ("docbook5", "xml"), "pd-jats": ("jats", "xml"), "pd-tei": ("tei", "xml"),
           "pd-md": ("markdown", "md"), "pd-gfm": ("gfm", "md"), "pd-pptx": ("pptx", "pptx")}
@@ -342,13 +343,14 @@ def generate(out: str, count: int, seed: int, producers: list[str]) -> list[str]
 
 
 def libreoffice(out: str, made: list[str], producers: list[str]) -> None:
-    """Re-saves the pandoc DOCX through LibreOffice: DOCX -> RTF and DOCX -> ODT -> DOCX."""
+    """Re-saves the pandoc DOCX through LibreOffice: DOCX -> RTF, DOCX -> ODT -> DOCX and
+    DOCX -> HTML."""
     soffice = shutil.which("soffice") or shutil.which("libreoffice")
     if not soffice:
         print("pandoc_gen: soffice not found; LibreOffice copies skipped")
         return
     srcs = [p for p in made if os.path.basename(p).startswith("pd-docx_")]
-    plan = [("lo-pd-rtf", "rtf", None), ("lo-pd-docx", "odt", "docx")]
+    plan = [("lo-pd-rtf", "rtf", None), ("lo-pd-docx", "odt", "docx"), ("lo-pd-html", "html", None)]
     with tempfile.TemporaryDirectory() as tmp:
         profile = f"-env:UserInstallation=file://{tmp}/profile"
         for tag, mid, back in plan:
