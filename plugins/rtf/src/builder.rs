@@ -254,9 +254,11 @@ impl Flow {
             let (ordered, start) = marker_kind(&m);
             let level = self.nest(props);
             // A numbered list right after a bulleted one (or the reverse) is a new list.
+            // (A further paragraph of an item in between says nothing about its kind.)
             if self
                 .items
-                .last()
+                .iter()
+                .rfind(|i| !i.continuation)
                 .is_some_and(|last| last.level == level && last.ordered != ordered && level == 0)
             {
                 self.finish_list();

@@ -386,3 +386,26 @@ fn bold_text_set_like_the_headings_is_a_heading() {
         ]
     );
 }
+
+#[test]
+fn a_further_paragraph_between_numbered_items_keeps_one_list() {
+    // An item's second paragraph (indented like its text, no marker) between two numbered
+    // items: the list goes on, numbered 1, 2.
+    let b = blocks(
+        r"{\rtf1\ansi{\fonttbl{\f0 Helvetica;}}
+{\pard \ql \f0 \sa180 \li360 \fi-360 1.\tx360\tab One\par}
+{\pard \ql \f0 \sa180 \li360 \fi0 More of one.\par}
+{\pard \ql \f0 \sa180 \li360 \fi-360 2.\tx360\tab Two\par}
+{\pard \ql \f0 \sa180 \li360 \fi0 More of two.\par}
+}",
+    );
+    let [Block::List(l)] = b.as_slice() else {
+        panic!("{b:?}")
+    };
+    assert!(l.ordered);
+    assert_eq!(l.items.len(), 2);
+    assert_eq!(
+        l.items[1].blocks,
+        [Block::text("Two"), Block::text("More of two.")]
+    );
+}
