@@ -176,7 +176,9 @@ pub fn flatten_child(child: &Node<'_>, mixed: bool, sup: bool, style: Style, run
                 s.strike = true;
             }
             let href = if c.is(names::LINK) {
-                c.attr("href").filter(|h| !h.trim().is_empty())
+                c.attr("href")
+                    .or_else(|| c.attr("target").filter(|_| c.local() == "ref"))
+                    .filter(|h| !h.trim().is_empty())
             } else {
                 None
             };

@@ -829,3 +829,19 @@ fn blocks_inside_running_text_start_lines_and_code_keeps_its_whitespace() {
         ]
     );
 }
+
+#[test]
+fn tei_ref_with_a_target_is_a_link() {
+    // pandoc's TEI: a linked word in a heading, `<ref target=…>`; the head stays a heading.
+    let b = blocks(
+        "<TEI><text><body><div type=\"level1\"><head><ref target=\"https://e.org/x\">Linked words</ref>\n  <hi rendition=\"simple:italic\">more</hi></head><p>Body.</p></div></body></text></TEI>",
+    );
+    let Block::Heading { content, .. } = &b[0] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(text_of(content), "Linked words more");
+    assert!(
+        matches!(&content[0], Inline::Link(l) if l.href == "https://e.org/x"),
+        "{content:?}"
+    );
+}

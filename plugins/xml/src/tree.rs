@@ -369,6 +369,10 @@ fn element<'a>(text: &'a str, start: &BytesStart<'_>) -> Element<'a> {
         ..Element::default()
     };
     el.kind = crate::names::classify(el.local(), el.prefix());
+    if el.local() == "ref" && el.attr("target").is_some() {
+        // TEI's link (`<ref target="https://…">`); JATS's `<ref>` is a reference entry
+        el.kind |= crate::names::LINK;
+    }
     el
 }
 
