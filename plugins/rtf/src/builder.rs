@@ -21,6 +21,8 @@ pub struct ParaProps {
     pub indent: Option<i32>,
     /// `\fiN` first-line indent in twips (negative: a hanging indent).
     pub first_indent: i32,
+    /// Whether the paragraph has a style of its own (`\sN`, N > 0).
+    pub styled: bool,
 }
 
 /// Inline runs of the paragraph being read, merged by style.
@@ -303,7 +305,9 @@ impl Flow {
                 self.blocks.push(Block::Heading { level, content })
             }
             None => {
-                if let Some(l) = look.filter(|l| l.size.is_some() && l.bold) {
+                // Only direct formatting: a paragraph style that is no heading style (the
+                // table of contents' own "Contents Heading") says the paragraph is none.
+                if let Some(l) = look.filter(|l| l.size.is_some() && l.bold && !props.styled) {
                     let words = content
                         .iter()
                         .map(|i| match i {
@@ -318,8 +322,8 @@ impl Flow {
         }
     }
 
-    /// Bold paragraphs set exactly like the document's headings of some level, in a size
-    /// above the body text's, are headings of that level (pandoc's RTF title is its level-1
+    /// Bold paragraphs without a style of their own set exactly like the document's headings
+    /// of some level, in a size above the body text's, are headings of that level (pandoc's RTF title is its level-1
     /// headings' 18-point bold without their `\outlinelevel`).
     fn headings_by_look(&mut self) {
         let Some(body) = self

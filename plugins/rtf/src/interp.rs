@@ -573,6 +573,7 @@ impl<'a, 'c> Interp<'a, 'c> {
             list_level: self.cur.list_level,
             indent: self.cur.indent,
             first_indent: self.cur.first_indent,
+            styled: self.cur.para_style != 0,
         }
     }
 

@@ -363,6 +363,7 @@ fn bold_text_set_like_the_headings_is_a_heading() {
 {\pard \ql \f0 \sa180 \li0 \fi0 \b \fs30 Bigger bold, unlike any heading.\par}
 {\pard \ql \f0 \sa180 \li0 \fi0 \b \fs32 Set like the level-2 headings below.\par}
 {\pard \ql \f0 \sa180 \li0 \fi0 \outlinelevel1 \b \fs32 Head Two\par}
+{\pard \s82 \b \fs36 Contents\par}
 }",
     );
     let kinds: Vec<String> = b
@@ -382,7 +383,9 @@ fn bold_text_set_like_the_headings_is_a_heading() {
             "p Bold body paragraph.",
             "p Bigger bold, unlike any heading.",
             "h2 Set like the level-2 headings below.",
-            "h2 Head Two"
+            "h2 Head Two",
+            // a style that is no heading style (a table of contents' own heading) is kept
+            "p Contents"
         ]
     );
 }
