@@ -443,3 +443,33 @@ fn arbitrary_bytes_never_panic() {
     let _ = convert_bytes(b"");
     let _ = convert_bytes(&[0xFF, 0xFE, 0x3C]);
 }
+
+#[test]
+fn a_list_that_opens_with_bare_levels_goes_on_under_the_list_before() {
+    // LibreOffice's HTML: a list that goes one or two levels deeper than the list above it is
+    // written as a new list wrapped in levels with no item of their own.
+    let doc = convert(
+        "<ul><li><p>a</p><li><p>b</p></ul>\
+         <ol><ol><li value=1><p>b1</p></ol></ol>\
+         <ul><ul><ul><li><p>b1x</p></ul></ul></ul>\
+         <p>after</p><ol><ol><li><p>alone</p></ol></ol>",
+    );
+    let b = blocks(&doc);
+    let Block::List(top) = &b[0] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(top.items.len(), 2);
+    let [Block::Paragraph(_), Block::List(level1)] = top.items[1].blocks.as_slice() else {
+        panic!("{top:?}")
+    };
+    assert!(level1.ordered);
+    let [Block::Paragraph(p), Block::List(level2)] = level1.items[0].blocks.as_slice() else {
+        panic!("{level1:?}")
+    };
+    assert_eq!(p, &vec![Inline::plain("b1")]);
+    assert_eq!(level2.items[0].blocks, [Block::text("b1x")]);
+    // after other text there is no list to go on: left as it is
+    assert!(
+        matches!(&b[2], Block::List(List { items, .. }) if matches!(items[0].blocks.as_slice(), [Block::List(_)]))
+    );
+}

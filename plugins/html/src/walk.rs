@@ -353,12 +353,17 @@ impl<'d> Walker<'d> {
         if let Some((done, checked)) = current.take() {
             self.finish_item(done, checked, &mut items);
         }
-        if !items.is_empty() {
-            flow.blocks.push(Block::List(List {
-                ordered,
-                start,
-                items,
-            }));
+        if items.is_empty() {
+            return Ok(());
+        }
+        let list = List {
+            ordered,
+            start,
+            items,
+        };
+        match flow.blocks.last_mut() {
+            Some(Block::List(prev)) if opens_with_bare_level(&list) => graft(prev, list),
+            _ => flow.blocks.push(Block::List(list)),
         }
         Ok(())
     }
@@ -631,4 +636,31 @@ pub fn plain_text(inlines: &[Inline]) -> String {
         }
     }
     out
+}
+
+/// Whether a list's first item holds nothing but a nested list: a level with no item of its
+/// own, as LibreOffice writes a list that goes on deeper than the list before it
+/// (`<ul><li>a</ul><ol><ol><li>b</ol></ol>`: "b" under "a").
+fn opens_with_bare_level(list: &List) -> bool {
+    list.items
+        .first()
+        .is_some_and(|i| i.checked.is_none() && matches!(i.blocks.as_slice(), [Block::List(_)]))
+}
+
+/// Puts `list`, which opens with bare levels, under the last item of the list before it at
+/// the depth those levels say; its further items continue `prev`.
+fn graft(prev: &mut List, list: List) {
+    let mut items = list.items.into_iter();
+    if let Some(ListItem { blocks, .. }) = items.next() {
+        if let (Some(last), [Block::List(_)]) = (prev.items.last_mut(), blocks.as_slice()) {
+            let Some(Block::List(inner)) = blocks.into_iter().next() else {
+                return;
+            };
+            match last.blocks.last_mut() {
+                Some(Block::List(sub)) if opens_with_bare_level(&inner) => graft(sub, inner),
+                _ => last.blocks.push(Block::List(inner)),
+            }
+        }
+    }
+    prev.items.extend(items);
 }

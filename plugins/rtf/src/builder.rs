@@ -19,6 +19,10 @@ pub struct ParaProps {
     pub list_level: u8,
     /// `\liN` left indent in twips.
     pub indent: Option<i32>,
+    /// `\fiN` first-line indent in twips (negative: a hanging indent).
+    pub first_indent: i32,
+    /// Whether the paragraph has a style of its own (`\sN`, N > 0).
+    pub styled: bool,
 }
 
 /// Inline runs of the paragraph being read, merged by style.
@@ -124,6 +128,21 @@ pub struct Flow {
     path: Vec<Open>,
     /// Marker text from `\listtext`/`\pntext` for the paragraph being read.
     marker: Option<String>,
+    /// How the visible text of the paragraph being read looks.
+    look: Option<Look>,
+    /// Looks of the headings so far, with their levels.
+    heading_looks: Vec<(Look, u8)>,
+    /// Plain paragraphs that look alike throughout: (index in `blocks`, look, words).
+    uniform: Vec<(usize, Look, usize)>,
+    /// Characters of body text per font size (half-points).
+    body_sizes: Vec<(i32, usize)>,
+}
+
+/// Font size (half-points) and weight of a paragraph's text; `None` size when it varies.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Look {
+    size: Option<i32>,
+    bold: bool,
 }
 
 /// Rows above this are dropped; a table this long is data better read elsewhere.
@@ -156,6 +175,28 @@ impl Flow {
         self.runs.inlines.push(Inline::link(href, None, content));
     }
 
+    /// Notes the size and weight of text about to be added to the paragraph.
+    pub fn look(&mut self, text: &str, size: i32, bold: bool) {
+        if text.trim().is_empty() {
+            return;
+        }
+        self.look = Some(match self.look {
+            None => Look {
+                size: Some(size),
+                bold,
+            },
+            Some(l) => Look {
+                size: l.size.filter(|&s| s == size),
+                bold: l.bold && bold,
+            },
+        });
+        if let Some(e) = self.body_sizes.iter_mut().find(|(s, _)| *s == size) {
+            e.1 += text.len();
+        } else {
+            self.body_sizes.push((size, text.len()));
+        }
+    }
+
     pub fn set_marker(&mut self, marker: String) {
         self.marker = Some(marker);
     }
@@ -166,6 +207,7 @@ impl Flow {
 
     /// `\par`: the paragraph ends with the properties in force.
     pub fn end_paragraph(&mut self, props: &ParaProps) {
+        let look = self.look.take();
         if props.in_table {
             if self.runs.has_content() {
                 if !self.cell.is_empty() {
@@ -185,15 +227,40 @@ impl Flow {
             self.runs.take();
             return;
         }
-        let content = self.runs.take();
+        let mut content = self.runs.take();
+        let mut literal = false;
+        let marker = match marker {
+            None if props.list == 0 && props.heading.is_none() && props.first_indent < 0 => {
+                let m = take_literal_marker(&mut content);
+                literal = m.is_some();
+                m
+            }
+            m => m,
+        };
+        // A marker typed into the text (pandoc, plain-text exports) has no list of its own:
+        // its items nest by indent, as items of different lists do ([`lists::depth_cmp`]).
+        let literal_props;
+        let props = match literal {
+            true => {
+                literal_props = ParaProps {
+                    list: -1 - props.indent.unwrap_or(0).max(0),
+                    list_level: 0,
+                    ..*props
+                };
+                &literal_props
+            }
+            false => props,
+        };
         if props.list > 0 || marker.is_some() {
             let m = marker.unwrap_or_default();
             let (ordered, start) = marker_kind(&m);
             let level = self.nest(props);
             // A numbered list right after a bulleted one (or the reverse) is a new list.
+            // (A further paragraph of an item in between says nothing about its kind.)
             if self
                 .items
-                .last()
+                .iter()
+                .rfind(|i| !i.continuation)
                 .is_some_and(|last| last.level == level && last.ordered != ordered && level == 0)
             {
                 self.finish_list();
@@ -231,13 +298,59 @@ impl Flow {
         }
         self.finish_list();
         match props.heading {
-            Some(level) => self.blocks.push(Block::Heading { level, content }),
-            None => self.blocks.push(Block::Paragraph(content)),
+            Some(level) => {
+                if let Some(l) = look.filter(|l| l.size.is_some()) {
+                    self.heading_looks.push((l, level));
+                }
+                self.blocks.push(Block::Heading { level, content })
+            }
+            None => {
+                // Only direct formatting: a paragraph style that is no heading style (the
+                // table of contents' own "Contents Heading") says the paragraph is none.
+                if let Some(l) = look.filter(|l| l.size.is_some() && l.bold && !props.styled) {
+                    let words = content
+                        .iter()
+                        .map(|i| match i {
+                            Inline::Text { text, .. } => text.split_whitespace().count(),
+                            _ => 1,
+                        })
+                        .sum();
+                    self.uniform.push((self.blocks.len(), l, words));
+                }
+                self.blocks.push(Block::Paragraph(content))
+            }
+        }
+    }
+
+    /// Bold paragraphs without a style of their own set exactly like the document's headings
+    /// of some level, in a size above the body text's, are headings of that level (pandoc's RTF title is its level-1
+    /// headings' 18-point bold without their `\outlinelevel`).
+    fn headings_by_look(&mut self) {
+        let Some(body) = self
+            .body_sizes
+            .iter()
+            .max_by_key(|(_, n)| *n)
+            .map(|(s, _)| *s)
+        else {
+            return;
+        };
+        for &(at, look, words) in &self.uniform {
+            let Some(&(_, level)) = self.heading_looks.iter().find(|(l, _)| *l == look) else {
+                continue;
+            };
+            if words > MAX_HEADING_WORDS || look.size.is_none_or(|s| s <= body) {
+                continue;
+            }
+            if let Some(Block::Paragraph(content)) = self.blocks.get_mut(at) {
+                let content = std::mem::take(content);
+                self.blocks[at] = Block::Heading { level, content };
+            }
         }
     }
 
     /// `\cell`: the current cell ends.
     pub fn end_cell(&mut self) {
+        self.look = None;
         if self.runs.has_content() {
             if !self.cell.is_empty() {
                 self.cell.push(Inline::Break);
@@ -370,9 +483,13 @@ impl Flow {
         self.end_paragraph(&ParaProps::default());
         self.finish_table();
         self.finish_list();
+        self.headings_by_look();
         self.blocks
     }
 }
+
+/// A paragraph longer than this is text, whatever it looks like.
+const MAX_HEADING_WORDS: usize = 20;
 
 /// Edges closer than this (twips) are one column edge.
 const EDGE_SLACK: i32 = 30;
@@ -442,6 +559,44 @@ fn build_list(
         }
     }
     Some(list)
+}
+
+/// Characters that mark a bulleted item when typed as its marker.
+const BULLETS: &str = "\u{2022}\u{25e6}\u{25aa}\u{25a0}\u{25a1}\u{2023}\u{b7}\u{2013}\u{2014}-*o\u{a7}\u{27a2}\u{2043}";
+
+/// A list marker typed at the start of a hanging-indented paragraph and ended by a tab
+/// ("•\t", "–\t", "3.\t", "b)\t", "iv.\t"), as pandoc and plain-text exports write lists
+/// without `\listtext`: removed from `content` and returned.
+fn take_literal_marker(content: &mut Vec<Inline>) -> Option<String> {
+    let Some(Inline::Text { text, .. }) = content.first() else {
+        return None;
+    };
+    let lead = text.len() - text.trim_start_matches([' ', '\u{a0}']).len();
+    let (marker, rest) = text[lead..].split_once('\t')?;
+    let bullet = marker.chars().count() == 1 && marker.chars().all(|c| BULLETS.contains(c));
+    let numbered = marker.len() <= 8
+        && marker
+            .strip_suffix(['.', ')'])
+            .map(|b| b.strip_prefix('(').unwrap_or(b))
+            .is_some_and(|b| {
+                !b.is_empty()
+                    && (b.chars().all(|c| c.is_ascii_digit())
+                        || b.len() == 1 && b.chars().all(|c| c.is_ascii_alphabetic())
+                        || b.chars().all(|c| "ivxlcIVXLC".contains(c)))
+            });
+    if !bullet && !numbered {
+        return None;
+    }
+    let (marker, rest) = (marker.to_owned(), rest.trim_start().to_owned());
+    if rest.is_empty() {
+        if content.len() == 1 {
+            return None; // a marker alone is no item
+        }
+        content.remove(0);
+    } else if let Some(Inline::Text { text, .. }) = content.first_mut() {
+        *text = rest;
+    }
+    Some(marker)
 }
 
 /// Whether a list marker ("1.", "a)", "•", "·") numbers its items, and the first number.

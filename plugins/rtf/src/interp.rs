@@ -45,6 +45,9 @@ enum Dest {
     ShapeValue,
 }
 
+/// RTF's default font size, 12 points in half-points.
+const DEFAULT_SIZE: i32 = 24;
+
 #[derive(Debug, Clone)]
 struct State {
     dest: Dest,
@@ -59,6 +62,10 @@ struct State {
     list_level: u8,
     /// `\li` / `\lin`: left indent in twips.
     indent: Option<i32>,
+    /// `\fi`: first-line indent in twips (negative: a hanging indent).
+    first_indent: i32,
+    /// `\fs`: font size in half-points.
+    size: i32,
     field: Option<usize>,
     footnote: Option<usize>,
 }
@@ -77,6 +84,8 @@ impl Default for State {
             list: 0,
             list_level: 0,
             indent: None,
+            first_indent: 0,
+            size: DEFAULT_SIZE,
             field: None,
             footnote: None,
         }
@@ -359,8 +368,10 @@ impl<'a, 'c> Interp<'a, 'c> {
         match self.cur.dest {
             Dest::Body => {
                 if !self.cur.hidden {
-                    let style = self.cur.style;
-                    self.flow().text(s, style);
+                    let (style, size) = (self.cur.style, self.cur.size);
+                    let flow = self.flow();
+                    flow.look(s, size, style.bold);
+                    flow.text(s, style);
                 }
             }
             Dest::FontTable => {
@@ -561,6 +572,8 @@ impl<'a, 'c> Interp<'a, 'c> {
             list: self.cur.list,
             list_level: self.cur.list_level,
             indent: self.cur.indent,
+            first_indent: self.cur.first_indent,
+            styled: self.cur.para_style != 0,
         }
     }
 

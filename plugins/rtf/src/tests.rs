@@ -303,3 +303,112 @@ fn deadline_is_honoured() {
         ErrorKind::Timeout
     );
 }
+
+#[test]
+fn typed_markers_with_a_hanging_indent_are_lists() {
+    // pandoc's RTF writer has no list table: each item is a hanging-indented paragraph that
+    // starts with its marker and a tab, nested by its left indent.
+    let b = blocks(
+        r"{\rtf1\ansi{\fonttbl{\f0 Helvetica;}}
+{\pard \ql \f0 \sa180 \li0 \fi0 Before.\par}
+{\pard \ql \f0 \sa0 \li360 \fi-360 \bullet \tx360\tab item {\b one}\par}
+{\pard \ql \f0 \sa0 \li720 \fi-360 \endash \tx360\tab nested two\par}
+{\pard \ql \f0 \sa0 \li1080 \fi-360 \bullet \tx360\tab deep three\sa180\par}
+{\pard \ql \f0 \sa0 \li360 \fi-360 \bullet \tx360\tab item four\sa180\par}
+{\pard \ql \f0 \sa180 \li0 \fi0 Between.\par}
+{\pard \ql \f0 \sa0 \li360 \fi-360 1.\tx360\tab first\par}
+{\pard \ql \f0 \sa0 \li360 \fi-360 2.\tx360\tab second\par}
+{\pard \ql \f0 \sa0 \li720 \fi-360 a.\tx360\tab sub\sa180\par}
+{\pard \ql \f0 \sa180 \li0 \fi0 3.\tab Not a list: no hanging indent.\par}
+}",
+    );
+    let [Block::Paragraph(_), Block::List(bullets), Block::Paragraph(_), Block::List(numbers), Block::Paragraph(last)] =
+        b.as_slice()
+    else {
+        panic!("{b:?}")
+    };
+    assert!(!bullets.ordered);
+    assert_eq!(bullets.items.len(), 2);
+    let Block::Paragraph(one) = &bullets.items[0].blocks[0] else {
+        panic!("{bullets:?}")
+    };
+    assert_eq!(text_of(one), "item one");
+    let Block::List(nested) = &bullets.items[0].blocks[1] else {
+        panic!("{bullets:?}")
+    };
+    assert_eq!(nested.items[0].blocks[0], Block::text("nested two"));
+    let Block::List(deep) = &nested.items[0].blocks[1] else {
+        panic!("{nested:?}")
+    };
+    assert_eq!(deep.items[0].blocks[0], Block::text("deep three"));
+    assert_eq!(bullets.items[1].blocks[0], Block::text("item four"));
+    assert!(numbers.ordered && numbers.start == 1 && numbers.items.len() == 2);
+    let Block::List(sub) = &numbers.items[1].blocks[1] else {
+        panic!("{numbers:?}")
+    };
+    assert!(sub.ordered);
+    assert_eq!(text_of(last), "3.\tNot a list: no hanging indent.");
+}
+
+#[test]
+fn bold_text_set_like_the_headings_is_a_heading() {
+    // pandoc's RTF: the title is centred 18-point bold like the level-1 headings, but has no
+    // \outlinelevel; body text is 12 points.
+    let b = blocks(
+        r"{\rtf1\ansi{\fonttbl{\f0 Helvetica;}}
+{\pard \qc \f0 \sa180 \li0 \fi0 \b \fs36 The Title\par}
+{\pard \ql \f0 \sa180 \li0 \fi0 \outlinelevel0 \b \fs36 Head {\i One}\par}
+{\pard \ql \f0 \sa180 \li0 \fi0 Body text that runs on for a while, {\b bold here}.\par}
+{\pard \ql \f0 \sa180 \li0 \fi0 \b Bold body paragraph.\par}
+{\pard \ql \f0 \sa180 \li0 \fi0 \b \fs30 Bigger bold, unlike any heading.\par}
+{\pard \ql \f0 \sa180 \li0 \fi0 \b \fs32 Set like the level-2 headings below.\par}
+{\pard \ql \f0 \sa180 \li0 \fi0 \outlinelevel1 \b \fs32 Head Two\par}
+{\pard \s82 \b \fs36 Contents\par}
+}",
+    );
+    let kinds: Vec<String> = b
+        .iter()
+        .map(|b| match b {
+            Block::Heading { level, content } => format!("h{level} {}", text_of(content)),
+            Block::Paragraph(p) => format!("p {}", text_of(p)),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "h1 The Title",
+            "h1 Head One",
+            "p Body text that runs on for a while, bold here.",
+            "p Bold body paragraph.",
+            "p Bigger bold, unlike any heading.",
+            "h2 Set like the level-2 headings below.",
+            "h2 Head Two",
+            // a style that is no heading style (a table of contents' own heading) is kept
+            "p Contents"
+        ]
+    );
+}
+
+#[test]
+fn a_further_paragraph_between_numbered_items_keeps_one_list() {
+    // An item's second paragraph (indented like its text, no marker) between two numbered
+    // items: the list goes on, numbered 1, 2.
+    let b = blocks(
+        r"{\rtf1\ansi{\fonttbl{\f0 Helvetica;}}
+{\pard \ql \f0 \sa180 \li360 \fi-360 1.\tx360\tab One\par}
+{\pard \ql \f0 \sa180 \li360 \fi0 More of one.\par}
+{\pard \ql \f0 \sa180 \li360 \fi-360 2.\tx360\tab Two\par}
+{\pard \ql \f0 \sa180 \li360 \fi0 More of two.\par}
+}",
+    );
+    let [Block::List(l)] = b.as_slice() else {
+        panic!("{b:?}")
+    };
+    assert!(l.ordered);
+    assert_eq!(l.items.len(), 2);
+    assert_eq!(
+        l.items[1].blocks,
+        [Block::text("Two"), Block::text("More of two.")]
+    );
+}

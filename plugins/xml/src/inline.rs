@@ -14,10 +14,43 @@ use quire_plugin_api::{Inline, Style};
 #[derive(Default)]
 pub struct Runs {
     pub inlines: Vec<Inline>,
+    /// Inside code or preformatted text (depth): whitespace is kept as written.
+    verbatim: usize,
 }
 
 impl Runs {
+    /// Appends `text` with XML's insignificant whitespace folded: a run of spaces, tabs and
+    /// line breaks (a pretty-printer's or a wrapping writer's) is one space, and none where
+    /// the runs already end with one.
     pub fn push(&mut self, text: &str, style: Style) {
+        if text.is_empty() {
+            return;
+        }
+        if self.verbatim > 0 {
+            return self.push_folded(text, style);
+        }
+        if text.contains(|c: char| c.is_ascii_whitespace() && c != ' ') || text.contains("  ") {
+            let is_space = |c: char| c.is_ascii_whitespace();
+            let mut folded = String::with_capacity(text.len());
+            if text.starts_with(is_space) && !self.ends_with_space() {
+                folded.push(' ');
+            }
+            let mut words = text.split_ascii_whitespace().peekable();
+            while let Some(word) = words.next() {
+                folded.push_str(word);
+                if words.peek().is_some() || text.ends_with(is_space) {
+                    folded.push(' ');
+                }
+            }
+            return self.push_folded(&folded, style);
+        }
+        if text.starts_with(' ') && self.ends_with_space() {
+            return self.push_folded(&text[1..], style);
+        }
+        self.push_folded(text, style)
+    }
+
+    fn push_folded(&mut self, text: &str, style: Style) {
         if text.is_empty() {
             return;
         }
@@ -37,8 +70,21 @@ impl Runs {
     fn ends_with_space(&self) -> bool {
         match self.inlines.last() {
             Some(Inline::Text { text, .. }) => text.ends_with(char::is_whitespace),
+            Some(Inline::Break) | None => true,
             Some(_) => false,
-            None => true,
+        }
+    }
+
+    /// A line break (where a block element sits inside mixed content), unless at the start
+    /// or after another.
+    fn line_break(&mut self) {
+        if let Some(Inline::Text { text, .. }) = self.inlines.last_mut() {
+            text.truncate(text.trim_end().len());
+        }
+        self.inlines
+            .retain(|i| !matches!(i, Inline::Text { text, .. } if text.is_empty()));
+        if self.has_text() && !matches!(self.inlines.last(), Some(Inline::Break)) {
+            self.inlines.push(Inline::Break);
         }
     }
 
@@ -67,6 +113,9 @@ impl Runs {
         }
         self.inlines
             .retain(|i| !matches!(i, Inline::Text { text, .. } if text.is_empty()));
+        while matches!(self.inlines.last(), Some(Inline::Break)) {
+            self.inlines.pop();
+        }
         self.inlines
     }
 }
@@ -95,7 +144,10 @@ pub fn flatten_child(child: &Node<'_>, mixed: bool, sup: bool, style: Style, run
                 return;
             }
             let blockish = c.is(names::BLOCKISH);
-            if !mixed || blockish || c.space_before {
+            if mixed && blockish {
+                // a block inside running text (a patent's nested `<claim-text>`) starts a line
+                runs.line_break();
+            } else if !mixed || blockish || c.space_before {
                 runs.space();
             }
             if c.is(names::BREAK) {
@@ -109,17 +161,24 @@ pub fn flatten_child(child: &Node<'_>, mixed: bool, sup: bool, style: Style, run
             // Patents set every reference numeral in bold (`<b>70</b>`); asterisks around
             // each number make the text harder to read and search, so bare numerals stay plain.
             let emphasis = !(c.is(names::BOLD | names::ITALIC) && is_numeral(c));
-            if emphasis && c.is(names::BOLD) {
+            // DocBook says bold with a role: `<emphasis role="strong">` (or "bold").
+            let strong = c.local() == "emphasis"
+                && c.attr("role").is_some_and(|r| {
+                    r.eq_ignore_ascii_case("strong") || r.eq_ignore_ascii_case("bold")
+                });
+            if emphasis && (c.is(names::BOLD) || strong) {
                 s.bold = true;
             }
-            if emphasis && c.is(names::ITALIC) {
+            if emphasis && c.is(names::ITALIC) && !strong {
                 s.italic = true;
             }
             if c.is(names::STRIKE) {
                 s.strike = true;
             }
             let href = if c.is(names::LINK) {
-                c.attr("href").filter(|h| !h.trim().is_empty())
+                c.attr("href")
+                    .or_else(|| c.attr("target").filter(|_| c.local() == "ref"))
+                    .filter(|h| !h.trim().is_empty())
             } else {
                 None
             };
@@ -135,9 +194,16 @@ pub fn flatten_child(child: &Node<'_>, mixed: bool, sup: bool, style: Style, run
                         ));
                     }
                 }
+                None if c.is(names::CODE) => {
+                    runs.verbatim += 1;
+                    flatten(c, mixed, s, runs);
+                    runs.verbatim -= 1;
+                }
                 None => flatten(c, mixed, s, runs),
             }
-            if blockish {
+            if mixed && blockish {
+                runs.line_break();
+            } else if blockish {
                 runs.space();
             }
         }

@@ -218,6 +218,7 @@ fn is_blockish(local: &str) -> bool {
     matches!(
         local,
         "p" | "para"
+            | "claim-text"
             | "paragraph"
             | "div"
             | "li"

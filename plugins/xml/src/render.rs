@@ -122,7 +122,9 @@ impl<'c> Renderer<'c> {
         if el.is_leaf() {
             return self.leaf(el);
         }
-        if el.has_text {
+        if el.has_text || el.is(names::PROSE) && inline_only(el) {
+            // A paragraph of formatted words only (`<para><emphasis>a</emphasis>
+            // <emphasis>b</emphasis></para>`, pandoc's DocBook) is one paragraph too.
             return self.mixed(el, level);
         }
         if let Some(t) = records_table(el) {
@@ -176,14 +178,14 @@ impl<'c> Renderer<'c> {
         } else {
             level
         };
-        let mut children = el.elements().peekable();
-        while let Some(c) = children.next() {
+        let kids: Vec<&Element<'_>> = el.elements().collect();
+        for (i, &c) in kids.iter().enumerate() {
             let is_title = |e: &Element<'_>| e.is_heading();
             if is_title(c) {
                 self.element(c, level)?;
             } else if c.local() == "label"
                 && c.is_leaf()
-                && children.peek().is_some_and(|n| is_title(n))
+                && kids.get(i + 1).is_some_and(|n| is_title(n))
             {
                 // `<label>2.1.</label><title>Setup</title>` reads as one heading, "2.1. Setup".
                 let text = c.folded_text();
@@ -191,7 +193,21 @@ impl<'c> Renderer<'c> {
                     self.label = Some(text.into_owned());
                 }
             } else {
+                let before = self.first_heading_seen;
                 self.element(c, child_level)?;
+                // The first title's owner put what follows one level below it (a document
+                // title above its sections), unless it is one of a run of same-named sections
+                // (`<section>`s after an empty `<info><title/>`): they are peers.
+                let owns = |e: &Element<'_>| e.elements().any(|t| t.is_heading());
+                if !before
+                    && self.first_heading_seen
+                    && owns(c)
+                    && kids[i + 1..]
+                        .iter()
+                        .any(|n| n.local() == c.local() && owns(n))
+                {
+                    self.offset = 0;
+                }
             }
         }
         if owns_title && !seen_before && self.first_heading_seen {
@@ -286,6 +302,14 @@ impl<'c> Renderer<'c> {
                         | "roman-upper"
                 )
             );
+        // Whether the list says how its items are marked; then an item's own `<label>`
+        // (JATS writes "A)" or "5." into each item) is that marker, not text.
+        let typed = ordered
+            || matches!(el.local(), "ul" | "itemizedlist")
+            || el.attr("list-type") == Some("bullet");
+        let mut start = el
+            .attr("startingnumber")
+            .and_then(|n| n.trim().parse::<u64>().ok());
         let mut items = Vec::new();
         for c in el.elements() {
             if c.is(names::TITLE) {
@@ -294,6 +318,7 @@ impl<'c> Renderer<'c> {
             }
             let saved_out = std::mem::take(&mut self.out);
             let saved_pending = std::mem::take(&mut self.pending);
+            let mut label = None;
             let rendered = if c.is(names::LIST_ITEM) && c.is_leaf() {
                 let text = c.folded_text().into_owned();
                 if !text.is_empty() {
@@ -301,14 +326,37 @@ impl<'c> Renderer<'c> {
                 }
                 Ok(())
             } else if c.is(names::LIST_ITEM) && !c.has_text {
-                c.elements().try_for_each(|cc| self.element(cc, level))
+                let mut kids = c.elements().peekable();
+                if let Some(l) = kids.next_if(|k| k.local() == "label" && k.is_leaf()) {
+                    label = Some(l.folded_text().into_owned()).filter(|t| !t.is_empty());
+                }
+                kids.try_for_each(|cc| self.element(cc, level))
             } else {
                 self.element(c, level)
             };
             self.flush();
-            let blocks = std::mem::replace(&mut self.out, saved_out);
+            let mut blocks = std::mem::replace(&mut self.out, saved_out);
             self.pending = saved_pending;
             rendered?;
+            match label {
+                // the first item's number is where an ordered list starts
+                Some(l) if typed && items.is_empty() && ordered && start.is_none() => {
+                    start = l
+                        .trim_matches(|c: char| !c.is_ascii_digit())
+                        .parse::<u64>()
+                        .ok()
+                        .filter(|_| {
+                            l.trim_start_matches('(')
+                                .starts_with(|c: char| c.is_ascii_digit())
+                        });
+                }
+                Some(_) if typed => {}
+                Some(l) => match blocks.first_mut() {
+                    Some(Block::Paragraph(p)) => p.insert(0, Inline::plain(format!("{l} "))),
+                    _ => blocks.insert(0, Block::text(l)),
+                },
+                None => {}
+            }
             if !blocks.is_empty() {
                 items.push(ListItem {
                     blocks,
@@ -319,7 +367,7 @@ impl<'c> Renderer<'c> {
         if !items.is_empty() {
             self.push(Block::List(List {
                 ordered,
-                start: 1,
+                start: start.unwrap_or(1),
                 items,
             }));
         }
@@ -498,6 +546,22 @@ fn only_leaf<'e, 'a>(el: &'e Element<'a>) -> Option<(&'e Element<'a>, &'e Elemen
 }
 
 /// Two or more element children, all of one name.
+/// Whether `el` holds elements and all of them, at any depth, are inline formatting or links
+/// (bold, italic, code, superscript, strike-through, links).
+fn inline_only(el: &Element<'_>) -> bool {
+    const INLINE: names::Kind =
+        names::BOLD | names::ITALIC | names::STRIKE | names::LINK | names::SUP | names::CODE;
+    let mut any = false;
+    el.elements().all(|c| {
+        any = true;
+        c.is(INLINE) && !c.is(names::BLOCKISH | names::BLOCK_IN_PARAGRAPH) && inline_only_below(c)
+    }) && any
+}
+
+fn inline_only_below(el: &Element<'_>) -> bool {
+    el.is_leaf() || inline_only(el)
+}
+
 fn same_named_children(el: &Element<'_>) -> bool {
     let mut names = el.elements().map(|c| &c.name);
     let first = names.next();

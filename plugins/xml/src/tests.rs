@@ -1,7 +1,7 @@
 //! Converter-level tests on small documents written here.
 
 use super::*;
-use quire_plugin_api::{Block, ErrorKind, Inline};
+use quire_plugin_api::{Block, ErrorKind, Inline, List};
 
 fn convert(xml: &str) -> Result<Document> {
     let input = Input {
@@ -138,7 +138,11 @@ fn tables_xhtml_and_cals() {
     };
     assert_eq!(t.header_rows, 1);
     assert_eq!(t.rows[1][0].colspan, 2);
-    assert_eq!(text_of(&t.rows[1][0].content), "x y");
+    // a paragraph after text in a cell starts a line of its own
+    assert_eq!(
+        t.rows[1][0].content,
+        [Inline::plain("x"), Inline::Break, Inline::plain("y")]
+    );
     let Block::Table(t) = &b[1] else {
         panic!("{b:?}")
     };
@@ -673,5 +677,171 @@ fn excel_2003_xml_reads_as_sheets_of_tables() {
     assert_eq!(
         markdown_of(xml),
         "#2 Data\n| Name |  | Value |\n| wide |  | 1.1 |\n| 2016-04-27 | TRUE | 42 |\n#2 Empty\n"
+    );
+}
+
+#[test]
+fn sections_after_an_empty_document_title_are_peers() {
+    // pandoc's DocBook of a document without a title: `<info><title></title></info>`, then
+    // top-level sections. The first section's title is no document title above the others.
+    let b = blocks(
+        "<article xmlns=\"http://docbook.org/ns/docbook\"><info><title></title></info>\
+         <section><title>One</title><para>a</para></section>\
+         <section><title>Two</title><para>b</para>\
+         <section><title>Two.one</title><para>c</para></section></section>\
+         <section><title>Three</title><para>d</para></section></article>",
+    );
+    let heads: Vec<(u8, String)> = b
+        .iter()
+        .filter_map(|b| match b {
+            Block::Heading { level, content } => Some((*level, text_of(content))),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        heads,
+        [(1, "One"), (1, "Two"), (2, "Two.one"), (1, "Three")]
+            .map(|(l, t)| (l, t.to_owned()))
+            .to_vec()
+    );
+    // With a title, the sections sit below it.
+    let b = blocks(
+        "<article><info><title>Doc</title></info><section><title>One</title><para>a</para></section>\
+         <section><title>Two</title><para>b</para></section></article>",
+    );
+    let levels: Vec<u8> = b
+        .iter()
+        .filter_map(|b| match b {
+            Block::Heading { level, .. } => Some(*level),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(levels, [1, 2, 2]);
+}
+
+#[test]
+fn wrapped_mixed_content_reads_as_one_line() {
+    // Writers wrap long paragraphs (pandoc's JATS and DocBook at 72 columns); the line
+    // breaks and indentation are insignificant whitespace, not breaks in the text.
+    let b = blocks(
+        "<article><body><sec><title>T</title><p>One two\n  <bold>three\n  four</bold>\n  <ext-link xlink:href=\"https://e.org/\">five\n  six</ext-link>  seven.</p>\
+         <list><list-item><p><italic>Eight</italic>\n  nine</p></list-item></list></sec></body></article>",
+    );
+    let texts: Vec<String> = b
+        .iter()
+        .filter_map(|b| match b {
+            Block::Paragraph(p) => Some(text_of(p)),
+            Block::List(l) => l.items.first().and_then(|i| match i.blocks.first() {
+                Some(Block::Paragraph(p)) => Some(text_of(p)),
+                _ => None,
+            }),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(texts, ["One two three four five six seven.", "Eight nine"]);
+}
+
+#[test]
+fn a_paragraph_of_formatted_words_only_is_one_paragraph() {
+    // pandoc's DocBook: a list item whose text is two emphasised words, one per line.
+    let b = blocks(
+        "<article xmlns=\"http://docbook.org/ns/docbook\"><section><title>T</title>\
+         <itemizedlist><listitem><para>\n  <emphasis role=\"strong\">Ban</emphasis>\n  <emphasis>ka</emphasis>\n</para></listitem></itemizedlist>\
+         <para>\n  <emphasis role=\"bold\">Alone</emphasis>\n</para></section></article>",
+    );
+    let Block::List(l) = &b[1] else {
+        panic!("{b:?}")
+    };
+    let [Block::Paragraph(p)] = l.items[0].blocks.as_slice() else {
+        panic!("{l:?}")
+    };
+    assert_eq!(text_of(p), "Ban ka");
+    assert!(
+        matches!(&p[0], Inline::Text { text, style } if text == "Ban" && style.bold && !style.italic)
+    );
+    assert!(matches!(&p[2], Inline::Text { text, style } if text == "ka" && style.italic));
+    let Block::Paragraph(p) = &b[2] else {
+        panic!("{b:?}")
+    };
+    assert!(matches!(&p[0], Inline::Text { text, style } if text == "Alone" && style.bold));
+}
+
+#[test]
+fn a_list_items_label_is_its_marker() {
+    // pandoc's JATS writes a label into each item of a list that does not count 1., 2., …
+    let b = blocks(
+        "<article><body><sec><title>T</title>\
+         <list list-type=\"alpha-upper\"><list-item><label>A)</label><p>First</p></list-item>\
+         <list-item><label>B)</label><p>Second</p></list-item></list>\
+         <list list-type=\"order\"><list-item><label>5.</label><p>Five</p></list-item>\
+         <list-item><label>6.</label><p>Six</p></list-item></list>\
+         <list list-type=\"simple\"><list-item><label>(a)</label><p>Kept</p></list-item></list>\
+         </sec></body></article>",
+    );
+    let lists: Vec<&List> = b
+        .iter()
+        .filter_map(|b| match b {
+            Block::List(l) => Some(l),
+            _ => None,
+        })
+        .collect();
+    let first = |l: &List| match l.items[0].blocks.as_slice() {
+        [Block::Paragraph(p)] => text_of(p),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(lists.len(), 3);
+    assert!(lists[0].ordered && lists[0].start == 1);
+    assert_eq!(first(lists[0]), "First");
+    assert!(lists[1].ordered && lists[1].start == 5);
+    assert_eq!(first(lists[1]), "Five");
+    // A list that names no marker keeps the label as the item's text.
+    assert_eq!(first(lists[2]), "(a) Kept");
+}
+
+#[test]
+fn blocks_inside_running_text_start_lines_and_code_keeps_its_whitespace() {
+    // A patent claim's nested <claim-text>s are its sub-paragraphs: each on a line of its own
+    // however the source is wrapped; TeX in <tex-math> keeps its line breaks.
+    let b = blocks(
+        "<patent><claims><claim><claim-text>1. A device comprising:\n<claim-text>a first part; and</claim-text><claim-text>a second\n part.</claim-text></claim-text></claim></claims>\
+         <description><p>See <tex-math>a\n  b</tex-math> here.</p></description></patent>",
+    );
+    let texts: Vec<String> = b
+        .iter()
+        .filter_map(|b| match b {
+            Block::Paragraph(p) => Some(
+                p.iter()
+                    .map(|i| match i {
+                        Inline::Text { text, .. } => text.clone(),
+                        Inline::Break => "|".into(),
+                        _ => String::new(),
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "1. A device comprising:|a first part; and|a second part.",
+            "See a\n  b here."
+        ]
+    );
+}
+
+#[test]
+fn tei_ref_with_a_target_is_a_link() {
+    // pandoc's TEI: a linked word in a heading, `<ref target=…>`; the head stays a heading.
+    let b = blocks(
+        "<TEI><text><body><div type=\"level1\"><head><ref target=\"https://e.org/x\">Linked words</ref>\n  <hi rendition=\"simple:italic\">more</hi></head><p>Body.</p></div></body></text></TEI>",
+    );
+    let Block::Heading { content, .. } = &b[0] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(text_of(content), "Linked words more");
+    assert!(
+        matches!(&content[0], Inline::Link(l) if l.href == "https://e.org/x"),
+        "{content:?}"
     );
 }

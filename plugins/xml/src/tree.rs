@@ -13,8 +13,9 @@
 //! entities decoded) or another element array, in document order. Names keep their namespace
 //! prefix as written and `xmlns` declarations are ordinary attributes. Comments, processing
 //! instructions and the DOCTYPE are dropped. Whitespace-only text that contains a line break or
-//! tab (indentation) is dropped; other text, including a single space between inline elements,
-//! is kept. The document's value is its root element; a (non-conforming) document with several
+//! tab (indentation) is dropped, except between two elements in mixed content, where it
+//! separates words and stays as one space; other text, including a single space between inline
+//! elements, is kept. The document's value is its root element; a (non-conforming) document with several
 //! top-level elements gives an array of them.
 //!
 //! JsonML rather than `{"name": …, "attributes": …, "children": […]}` objects: it says the
@@ -368,6 +369,10 @@ fn element<'a>(text: &'a str, start: &BytesStart<'_>) -> Element<'a> {
         ..Element::default()
     };
     el.kind = crate::names::classify(el.local(), el.prefix());
+    if el.local() == "ref" && el.attr("target").is_some() {
+        // TEI's link (`<ref target="https://…">`); JATS's `<ref>` is a reference entry
+        el.kind |= crate::names::LINK;
+    }
     el
 }
 
@@ -499,9 +504,20 @@ pub fn to_json(el: &Element<'_>) -> serde_json::Value {
             .collect();
         out.push(Value::Object(attrs));
     }
-    for c in &el.children {
+    for (i, c) in el.children.iter().enumerate() {
         match c {
-            Node::Element(e) => out.push(to_json(e)),
+            Node::Element(e) => {
+                // In mixed content a line break between two inline elements separates words
+                // (`<b>one</b>\n<i>two</i>`): it stays, as one space.
+                if el.has_text
+                    && e.space_before
+                    && i > 0
+                    && matches!(el.children[i - 1], Node::Element(_))
+                {
+                    out.push(Value::String(" ".to_owned()));
+                }
+                out.push(to_json(e))
+            }
             Node::Text(t) if is_indentation(t) => {}
             Node::Text(t) => out.push(Value::String(t.to_string())),
         }
@@ -562,6 +578,21 @@ mod tests {
             serde_json::json!(["a:r", {"xmlns:a": "u"},
                 ["b", {"k": "1"}, "t<x>"],
                 ["c"], " ", ["d", "x"]
+            ])
+        );
+    }
+
+    #[test]
+    fn json_keeps_word_breaks_between_inline_elements() {
+        // pandoc's JATS wraps a paragraph at 72 columns, so two formatted words may be parted
+        // by a line break alone; in mixed content that break is a space, not indentation.
+        let roots =
+            p("<sec>\n  <p>a <bold>one</bold>\n  <italic>two</italic> b</p>\n</sec>").unwrap();
+        assert_eq!(
+            to_json(&roots[0]),
+            serde_json::json!([
+                "sec",
+                ["p", "a ", ["bold", "one"], " ", ["italic", "two"], " b"]
             ])
         );
     }

@@ -186,7 +186,9 @@ impl Interp<'_, '_> {
                 self.cur.style = Style::PLAIN;
                 self.cur.hidden = false;
                 self.cur.font = None;
+                self.cur.size = super::DEFAULT_SIZE;
             }
+            b"fs" => self.cur.size = p.unwrap_or(super::DEFAULT_SIZE),
             b"v" => self.cur.hidden = on,
             b"uc" => self.cur.uc = param.clamp(0, 16) as u32,
             b"u" => self.unicode(param),
@@ -215,6 +217,7 @@ impl Interp<'_, '_> {
                 self.cur.list = 0;
                 self.cur.list_level = 0;
                 self.cur.indent = None;
+                self.cur.first_indent = 0;
             }
             b"s" => self.cur.para_style = param,
             b"outlinelevel" => self.cur.outline = u8::try_from(param).ok(),
@@ -223,6 +226,7 @@ impl Interp<'_, '_> {
             b"ls" => self.cur.list = param,
             b"ilvl" => self.cur.list_level = u8::try_from(param.clamp(0, 8)).unwrap_or(0),
             b"li" | b"lin" => self.cur.indent = Some(param),
+            b"fi" => self.cur.first_indent = param,
             b"cell" if self.cur.dest == Dest::Body => {
                 self.flow().end_cell();
             }
