@@ -27,6 +27,17 @@ fn blocks(xml: &str) -> Vec<Block> {
     convert(xml).unwrap().parts.remove(0).blocks
 }
 
+/// The (level, text) of each heading among `blocks`.
+fn headings(blocks: &[Block]) -> Vec<(u8, String)> {
+    blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Heading { level, content } => Some((*level, text_of(content))),
+            _ => None,
+        })
+        .collect()
+}
+
 #[test]
 fn article_headings_paragraphs_and_title() {
     let doc = convert(
@@ -64,13 +75,7 @@ fn a_title_made_only_of_inline_elements_is_a_heading() {
          <sec><title><ext-link xlink:href='https://e.org/m'><bold>Methods</bold></ext-link> <bold>used</bold></title><p>y</p></sec>\
          <sec><title><bold>Results</bold></title><p>z</p></sec></sec></body></article>",
     );
-    let headings: Vec<(u8, String)> = b
-        .iter()
-        .filter_map(|b| match b {
-            Block::Heading { level, content } => Some((*level, text_of(content))),
-            _ => None,
-        })
-        .collect();
+    let headings = headings(&b);
     assert_eq!(
         headings,
         [
@@ -691,13 +696,7 @@ fn sections_after_an_empty_document_title_are_peers() {
          <section><title>Two.one</title><para>c</para></section></section>\
          <section><title>Three</title><para>d</para></section></article>",
     );
-    let heads: Vec<(u8, String)> = b
-        .iter()
-        .filter_map(|b| match b {
-            Block::Heading { level, content } => Some((*level, text_of(content))),
-            _ => None,
-        })
-        .collect();
+    let heads = headings(&b);
     assert_eq!(
         heads,
         [(1, "One"), (1, "Two"), (2, "Two.one"), (1, "Three")]

@@ -469,29 +469,36 @@ def libreoffice(out: str, made: list[str]) -> None:
         profile = f"-env:UserInstallation=file://{tmp}/profile"
         for src_ext, mid, back, tag in plan:
             srcs = [p for p in made if p.endswith("." + src_ext)]
-            if not srcs:
-                continue
-            d1 = os.path.join(tmp, tag + "-1")
-            convert_all(soffice, profile, mid, d1, srcs)
-            final_dir, final_ext = d1, mid
-            if back:
-                d2 = os.path.join(tmp, tag + "-2")
-                mids = [os.path.join(d1, os.path.basename(p).rsplit(".", 1)[0] + "." + mid) for p in srcs]
-                convert_all(soffice, profile, back, d2, [m for m in mids if os.path.exists(m)])
-                final_dir, final_ext = d2, back
-            for p in srcs:
-                stem = os.path.basename(p).rsplit(".", 1)[0]
-                got = os.path.join(final_dir, f"{stem}.{final_ext}")
-                if not os.path.exists(got):
-                    print(f"gen: LibreOffice made no {final_ext} of {os.path.basename(p)}")
-                    continue
-                name = f"{tag}_{stem}"
-                shutil.copy(got, os.path.join(out, f"{name}.{final_ext}"))
-                with open(os.path.join(out, f"{stem}.truth.json"), encoding="utf-8") as f:
-                    truth = json.load(f)
-                truth["type"] = tag
-                with open(os.path.join(out, f"{name}.truth.json"), "w", encoding="utf-8") as f:
-                    json.dump(truth, f, ensure_ascii=False)
+            if srcs:
+                resave(soffice, profile, tmp, tag, srcs, mid, back, out,
+                       lambda stem, tag=tag: f"{tag}_{stem}", "gen")
+
+
+def resave(soffice, profile, tmp, tag, srcs, mid, back, out, name_of, who) -> None:
+    """LibreOffice's copies of `srcs`: saved as `mid`, then (when `back` is given) saved again
+    as `back`, each copied to `out` as `name_of(stem)` with the final extension, beside a copy
+    of the source's truth whose type is `tag`."""
+    d1 = os.path.join(tmp, tag + "-1")
+    convert_all(soffice, profile, mid, d1, srcs)
+    final_dir, final_ext = d1, mid
+    if back:
+        d2 = os.path.join(tmp, tag + "-2")
+        mids = [os.path.join(d1, os.path.basename(p).rsplit(".", 1)[0] + "." + mid) for p in srcs]
+        convert_all(soffice, profile, back, d2, [m for m in mids if os.path.exists(m)])
+        final_dir, final_ext = d2, back
+    for p in srcs:
+        stem = os.path.basename(p).rsplit(".", 1)[0]
+        got = os.path.join(final_dir, f"{stem}.{final_ext}")
+        if not os.path.exists(got):
+            print(f"{who}: LibreOffice made no {final_ext} of {os.path.basename(p)}")
+            continue
+        name = name_of(stem)
+        shutil.copy(got, os.path.join(out, f"{name}.{final_ext}"))
+        with open(os.path.join(out, f"{stem}.truth.json"), encoding="utf-8") as f:
+            truth = json.load(f)
+        truth["type"] = tag
+        with open(os.path.join(out, f"{name}.truth.json"), "w", encoding="utf-8") as f:
+            json.dump(truth, f, ensure_ascii=False)
 
 
 def main():

@@ -58,7 +58,7 @@ import unicodedata
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from gen import Words, convert_all  # noqa: E402
+from gen import Words, resave  # noqa: E402
 from rich import formatted, inline, merge_runs, plain, run  # noqa: E402
 
 PRODUCERS = ["pd-docx", "pd-rtf", "pd-html", "pd-dbk", "pd-jats", "pd-tei", "pd-md", "pd-gfm",
@@ -354,29 +354,9 @@ def libreoffice(out: str, made: list[str], producers: list[str]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         profile = f"-env:UserInstallation=file://{tmp}/profile"
         for tag, mid, back in plan:
-            if tag not in producers or not srcs:
-                continue
-            d1 = os.path.join(tmp, tag + "-1")
-            convert_all(soffice, profile, mid, d1, srcs)
-            final_dir, final_ext = d1, mid
-            if back:
-                d2 = os.path.join(tmp, tag + "-2")
-                mids = [os.path.join(d1, os.path.basename(p).rsplit(".", 1)[0] + "." + mid) for p in srcs]
-                convert_all(soffice, profile, back, d2, [m for m in mids if os.path.exists(m)])
-                final_dir, final_ext = d2, back
-            for p in srcs:
-                stem = os.path.basename(p).rsplit(".", 1)[0]
-                got = os.path.join(final_dir, f"{stem}.{final_ext}")
-                if not os.path.exists(got):
-                    print(f"pandoc_gen: LibreOffice made no {final_ext} of {os.path.basename(p)}")
-                    continue
-                name = tag + stem[len("pd-docx"):]
-                shutil.copy(got, os.path.join(out, f"{name}.{final_ext}"))
-                with open(os.path.join(out, f"{stem}.truth.json"), encoding="utf-8") as f:
-                    truth = json.load(f)
-                truth["type"] = tag
-                with open(os.path.join(out, f"{name}.truth.json"), "w", encoding="utf-8") as f:
-                    json.dump(truth, f, ensure_ascii=False)
+            if tag in producers and srcs:
+                resave(soffice, profile, tmp, tag, srcs, mid, back, out,
+                       lambda stem, tag=tag: tag + stem[len("pd-docx"):], "pandoc_gen")
 
 
 def main():
