@@ -1404,6 +1404,15 @@ mod heading_tests {
         }
     }
 
+    /// A page style of 10-point body text and 16-point headings.
+    fn body_10_heading_16() -> DocStyle {
+        DocStyle {
+            body_size: 10.0,
+            heading_sizes: vec![16.0],
+            bold_styles: Vec::new(),
+        }
+    }
+
     /// Lines spaced apart like paragraphs of their own, as `(size, bold, text)`.
     fn blocks(lines: &[(f32, bool, &str)]) -> Vec<Block> {
         let mut y = 72.0;
@@ -1415,11 +1424,7 @@ mod heading_tests {
                 Entry::Line(l)
             })
             .collect();
-        let style = DocStyle {
-            body_size: 10.0,
-            heading_sizes: vec![16.0],
-            bold_styles: Vec::new(),
-        };
+        let style = body_10_heading_16();
         page_blocks(vec![Region { entries }], &style, &[], &mut [], None)
     }
 
@@ -1434,11 +1439,7 @@ mod heading_tests {
                 .map(|(k, t)| Entry::Line(line(72.0 + 12.0 * k as f32, 10.0, false, t)))
                 .collect(),
         };
-        let style = DocStyle {
-            body_size: 10.0,
-            heading_sizes: vec![16.0],
-            bold_styles: Vec::new(),
-        };
+        let style = body_10_heading_16();
         let b = page_blocks(
             vec![
                 region(&["1. First item of the list", "2. Second item that carries"]),
@@ -1498,11 +1499,7 @@ mod heading_tests {
                     .collect(),
             }
         };
-        let style = DocStyle {
-            body_size: 10.0,
-            heading_sizes: vec![16.0],
-            bold_styles: Vec::new(),
-        };
+        let style = body_10_heading_16();
         let b = page_blocks(
             vec![
                 region(&[
@@ -1557,11 +1554,7 @@ mod heading_tests {
                 Entry::Line(row),
             ],
         };
-        let style = DocStyle {
-            body_size: 10.0,
-            heading_sizes: vec![16.0],
-            bold_styles: Vec::new(),
-        };
+        let style = body_10_heading_16();
         let b = page_blocks(vec![region], &style, &[], &mut [], None);
         assert_eq!(headings(&b), ["6. Results Section"], "{b:#?}");
     }
