@@ -133,12 +133,17 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
         }
         Kind::Xls => {
             // embedded charts' cached values would read as the sheet's own cells
-            let rebuilt = xls::without_chart_substreams(bytes, &limits);
+            // the workbook stream is read once for both scans
+            let stream = xls::workbook_stream(bytes, &limits);
+            let rebuilt = stream.as_ref().and_then(xls::without_chart_substreams);
             let source = rebuilt.as_deref().unwrap_or(bytes);
             let wb =
                 guard(|| Xls::new(Cursor::new(source)).map_err(|e| open_error(e.to_string(), e)))?;
             let date1904 = wb.has_1904_epoch();
-            let styles = xls::scan(bytes, &limits).unwrap_or_default();
+            let styles = stream
+                .as_ref()
+                .and_then(|s| xls::scan(&s.bytes))
+                .unwrap_or_default();
             let names = wb.sheet_names();
             let merges: Vec<Vec<Merge>> = (0..names.len())
                 .map(|i| {

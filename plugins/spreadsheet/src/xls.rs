@@ -110,25 +110,37 @@ fn read_string(data: &[u8], biff8: bool) -> Option<String> {
     }
 }
 
-pub fn scan(bytes: &[u8], limits: &Limits) -> Option<Styles> {
+/// The workbook stream of an XLS compound file (`Workbook`, or BIFF5's `Book`), read once
+/// for the scans below; `None` when it is missing or larger than the inflation limit.
+pub struct WorkbookStream {
+    name: &'static str,
+    pub bytes: Vec<u8>,
+}
+
+pub fn workbook_stream(bytes: &[u8], limits: &Limits) -> Option<WorkbookStream> {
     let mut cfb = cfb::CompoundFile::open(Cursor::new(bytes)).ok()?;
     let name = if cfb.exists("/Workbook") {
         "/Workbook"
     } else {
         "/Book"
     };
-    let mut stream = Vec::new();
-    let len = cfb.entry(name).ok()?.len();
-    if len > limits.max_inflated_bytes {
+    if cfb.entry(name).ok()?.len() > limits.max_inflated_bytes {
         return None;
     }
+    let mut stream = Vec::new();
     cfb.open_stream(name).ok()?.read_to_end(&mut stream).ok()?;
+    Some(WorkbookStream {
+        name,
+        bytes: stream,
+    })
+}
 
+pub fn scan(stream: &[u8]) -> Option<Styles> {
     let mut biff8 = true;
     let mut custom: HashMap<u16, String> = HashMap::new();
     let mut xfs: Vec<u16> = Vec::new();
     let mut sheet_offsets: Vec<usize> = Vec::new();
-    for (typ, data) in records(&stream, 0) {
+    for (typ, data) in records(stream, 0) {
         match typ {
             0x0809 => biff8 = u16_at(data, 0)? == 0x0600,
             0x041E => {
@@ -176,7 +188,7 @@ pub fn scan(bytes: &[u8], limits: &Limits) -> Option<Styles> {
                 cells.insert((u32::from(row), u32::from(col)), *f);
             }
         };
-        for (typ, data) in sheet_records(&stream, offset) {
+        for (typ, data) in sheet_records(stream, offset) {
             match typ {
                 0x0203 | 0x027E => {
                     if let (Some(r), Some(c), Some(x)) =
@@ -208,7 +220,7 @@ pub fn scan(bytes: &[u8], limits: &Limits) -> Option<Styles> {
         }
         styles.sheets.push(cells);
         let (comments, shapes) = if biff8 {
-            sheet_objects(&stream, offset)
+            sheet_objects(stream, offset)
         } else {
             Default::default()
         };
@@ -228,24 +240,13 @@ pub fn scan(bytes: &[u8], limits: &Limits) -> Option<Styles> {
 /// the globals and every sheet's own records, with each BOUNDSHEET pointing at its sheet's new
 /// position, in a new compound file holding only the workbook stream. An encrypted workbook
 /// (FILEPASS) is left alone.
-pub fn without_chart_substreams(bytes: &[u8], limits: &Limits) -> Option<Vec<u8>> {
-    let mut cfb = cfb::CompoundFile::open(Cursor::new(bytes)).ok()?;
-    let name = if cfb.exists("/Workbook") {
-        "/Workbook"
-    } else {
-        "/Book"
-    };
-    if cfb.entry(name).ok()?.len() > limits.max_inflated_bytes {
-        return None;
-    }
-    let mut stream = Vec::new();
-    cfb.open_stream(name).ok()?.read_to_end(&mut stream).ok()?;
-    drop(cfb);
+pub fn without_chart_substreams(workbook: &WorkbookStream) -> Option<Vec<u8>> {
+    let (name, stream) = (workbook.name, &workbook.bytes);
     // the globals: BOUNDSHEET records (where their offset field is) up to the first EOF
     let mut sheets: Vec<(usize, usize)> = Vec::new();
     let mut pos = 0usize;
     let mut globals_end = None;
-    for (typ, data) in records(&stream, 0) {
+    for (typ, data) in records(stream, 0) {
         let at = pos;
         pos += 4 + data.len();
         match typ {
@@ -272,7 +273,7 @@ pub fn without_chart_substreams(bytes: &[u8], limits: &Limits) -> Option<Vec<u8>
         new_offsets[i] = out.len();
         let mut depth = 0usize;
         let mut at = offset;
-        for (typ, data) in records(&stream, offset) {
+        for (typ, data) in records(stream, offset) {
             let len = 4 + data.len();
             let start = at;
             at += len;
@@ -505,7 +506,8 @@ mod tests {
         }
         file.flush().unwrap();
         let bytes = file.into_inner().into_inner();
-        let out = without_chart_substreams(&bytes, &Limits::default()).expect("rebuilt");
+        let out = without_chart_substreams(&workbook_stream(&bytes, &Limits::default()).unwrap())
+            .expect("rebuilt");
         let mut copy = cfb::CompoundFile::open(Cursor::new(out)).unwrap();
         let mut rebuilt = Vec::new();
         copy.open_stream("/Workbook")
@@ -540,7 +542,10 @@ mod tests {
         }
         plain.flush().unwrap();
         let plain = plain.into_inner().into_inner();
-        assert!(without_chart_substreams(&plain, &Limits::default()).is_none());
+        assert!(
+            without_chart_substreams(&workbook_stream(&plain, &Limits::default()).unwrap())
+                .is_none()
+        );
     }
 
     #[test]
