@@ -377,6 +377,10 @@ pub fn convert(args: &ConvertArgs, config: &Config) -> anyhow::Result<i32> {
             return Ok(2);
         }
     };
+    if let Some(c) = &chunking {
+        // The tokenizer loads beside the engine's set-up and the first conversion.
+        crate::render::tokenize::preload(&c.tokenizer);
+    }
     let planned = plan(args, ext).and_then(|d| job_options(args, &d).map(|o| (d, o)));
     let (dests, options) = match planned {
         Ok(d) => d,

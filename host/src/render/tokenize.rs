@@ -3,7 +3,8 @@
 //! in configuration (`CHUNK_TOKENIZERS`). Nothing is fetched at run time.
 //!
 //! A tokenizer is loaded once per process and kept (a `tokenizer.json` is cached by path), so
-//! a worker child pays for it on its first chunks job only.
+//! a worker child pays for it on its first chunks job only. [`preload`] starts that load on a
+//! thread of its own when a chunks conversion begins, so that it overlaps the conversion.
 
 use super::pretokenize::{self, Pattern};
 use serde::{Deserialize, Serialize};
@@ -19,7 +20,7 @@ pub const DEFAULT: &str = "cl100k";
 
 /// Which tokenizer a chunks job counts with: a built-in name, or an operator-named
 /// `tokenizer.json` (resolved to its file when the job is accepted).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct TokenizerSpec {
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -349,10 +350,45 @@ pub fn counter(spec: &TokenizerSpec) -> Result<Arc<dyn TokenCounter>, String> {
     }
 }
 
+/// Starts loading the counter for `spec` on a thread of its own and returns at once; the
+/// first call per tokenizer and process only. A chunks conversion calls it before converting:
+/// the load (cl100k: about 30 ms to deserialise the encoder and compile bpe-openai's
+/// pre-tokenizer pattern, once per process) then runs beside the conversion, and [`counter`]
+/// waits for what is left of it. A load that fails is reported by that later call.
+pub fn preload(spec: &TokenizerSpec) {
+    static STARTED: OnceLock<Mutex<std::collections::HashSet<TokenizerSpec>>> = OnceLock::new();
+    let started = STARTED.get_or_init(Default::default);
+    if !started
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(spec.clone())
+    {
+        return;
+    }
+    let spec = spec.clone();
+    // Without a thread (none left under the memory limit) the load happens when it is needed.
+    let _ = std::thread::Builder::new()
+        .name("tokenizer-load".into())
+        .spawn(move || {
+            let _ = counter(&spec);
+        });
+}
+
+/// A `tokenizer.json` counter: loaded once per path and process, however many threads ask
+/// for it at once (the others wait for the first one's load). A load that failed is tried
+/// again by the next call: the operator may have mended the file since.
 fn load_file(path: &Path) -> Result<Arc<dyn TokenCounter>, String> {
-    static LOADED: OnceLock<Mutex<HashMap<PathBuf, Arc<dyn TokenCounter>>>> = OnceLock::new();
-    let loaded = LOADED.get_or_init(Default::default);
-    if let Some(c) = loaded.lock().unwrap_or_else(|e| e.into_inner()).get(path) {
+    type Slot = Arc<Mutex<Option<Arc<dyn TokenCounter>>>>;
+    static LOADED: OnceLock<Mutex<HashMap<PathBuf, Slot>>> = OnceLock::new();
+    let slot = LOADED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry(path.to_owned())
+        .or_default()
+        .clone();
+    let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(c) = slot.as_ref() {
         return Ok(c.clone());
     }
     let tokenizer = tokenizers::Tokenizer::from_file(path).map_err(|e| {
@@ -360,10 +396,7 @@ fn load_file(path: &Path) -> Result<Arc<dyn TokenCounter>, String> {
         "The configured tokenizer file could not be loaded.".to_owned()
     })?;
     let counter: Arc<dyn TokenCounter> = Arc::new(HuggingFace(tokenizer));
-    loaded
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(path.to_owned(), counter.clone());
+    *slot = Some(counter.clone());
     Ok(counter)
 }
 
@@ -472,6 +505,48 @@ mod tests {
         assert!(parse_files("noequals").is_err());
         assert!(parse_files("a b=/x").is_err());
         assert!(parse_files("").unwrap().is_empty());
+    }
+
+    /// A HuggingFace `tokenizer.json` of a word-level model: one token a word, unknown
+    /// words included.
+    const WORD_LEVEL: &str = r#"{"version":"1.0","truncation":null,"padding":null,
+        "added_tokens":[],"normalizer":null,"pre_tokenizer":{"type":"Whitespace"},
+        "post_processor":null,"decoder":null,
+        "model":{"type":"WordLevel","vocab":{"[UNK]":0,"hello":1,"world":2},"unk_token":"[UNK]"}}"#;
+
+    #[test]
+    fn a_tokenizer_file_loads_once_for_every_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("words.json");
+        std::fs::write(&path, WORD_LEVEL).unwrap();
+        let spec = TokenizerSpec {
+            name: "words".into(),
+            file: Some(path),
+        };
+        preload(&spec);
+        preload(&spec);
+        let counters: Vec<Arc<dyn TokenCounter>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..4).map(|_| s.spawn(|| counter(&spec).unwrap())).collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for c in &counters {
+            assert!(Arc::ptr_eq(c, &counters[0]));
+            assert_eq!(c.count("hello world, unknown"), 4);
+        }
+    }
+
+    #[test]
+    fn a_tokenizer_file_that_failed_to_load_is_tried_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("later.json");
+        let spec = TokenizerSpec {
+            name: "later".into(),
+            file: Some(path.clone()),
+        };
+        preload(&spec);
+        assert!(counter(&spec).is_err());
+        std::fs::write(&path, WORD_LEVEL).unwrap();
+        assert_eq!(counter(&spec).unwrap().count("hello world"), 2);
     }
 
     #[test]

@@ -629,6 +629,11 @@ fn convert_one(
         .options
         .job_options(spec.password.as_ref().map(|p| p.0.clone()));
     let images = spec.options.image_output();
+    if format == OutputFormat::Chunks {
+        // The tokenizer loads beside the conversion (once per child).
+        let tokenizer = spec.chunking.as_ref().map(|c| &c.tokenizer);
+        crate::render::tokenize::preload(tokenizer.unwrap_or(&Default::default()));
+    }
     let converted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let started = Instant::now();
         let converted = engine.convert_document_with(&request, &mut control, &options)?;
