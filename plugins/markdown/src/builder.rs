@@ -460,6 +460,12 @@ impl<'c> Builder<'c> {
             mut inlines,
             raw,
         } = leaf;
+        if matches!(
+            kind,
+            LeafKind::Paragraph | LeafKind::Heading(_) | LeafKind::Cell
+        ) {
+            crate::pandoc::drop_attributes(&mut inlines, matches!(kind, LeafKind::Heading(_)));
+        }
         compact(&mut inlines);
         match kind {
             LeafKind::Paragraph => {

@@ -385,6 +385,16 @@ fn pandoc_simple_tables_with_captions() {
     assert_eq!(t.rows[1][1].content[0], Inline::styled("a", Style::ITALIC));
     assert_eq!(b[2], Block::text("The caption."));
     assert_eq!(b[3], Block::text("After."));
+    // A right-aligned header further in than its dashes; a caption with attributes.
+    let doc = convert(concat!(
+        "    Right Left\n",
+        "  ------- ------\n",
+        "       12 12\n\n",
+        "  : Caption. {#t source=\"x\"}\n"
+    ));
+    let b = blocks(&doc);
+    assert_eq!(table_rows(&b[0]), [["Right", "Left"], ["12", "12"]]);
+    assert_eq!(b[1], Block::text("Caption."));
     // Without a header: dashed lines above and below.
     let doc = convert("-----  -----\nx      y\nz      w\n-----  -----\n");
     let b = blocks(&doc);
@@ -411,7 +421,7 @@ fn pandoc_multiline_and_grid_tables() {
         "+---------+--------------+\n",
         "| Fruit   | Price        |\n",
         "+=========+==============+\n",
-        "| Bananas | $1.34 and    |\n",
+        "| Bananas | $1.34 and\\   |\n",
         "|         | **more**     |\n",
         "+---------+--------------+\n",
         "| 日本    | x            |\n",
@@ -549,4 +559,27 @@ fn prose_that_starts_like_a_fancy_marker_stays_prose() {
             "{md:?}: {b:?}"
         );
     }
+}
+
+#[test]
+fn pandoc_attributes_are_not_text() {
+    let doc = convert(concat!(
+        "# Intro [x]{.underline} {#intro .unnumbered}\n\n",
+        "Vi[sel]{.underline} and [**bold** span]{#s .mark} and [a link](https://e.x){.ext}.\n\n",
+        "Plain [brackets] and {braces} and `[code]{.c}` stay.\n",
+    ));
+    let b = blocks(&doc);
+    assert_eq!(b[0], Block::heading(1, "Intro x"));
+    let Block::Paragraph(p) = &b[1] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(builder::plain_text(p), "Visel and bold span and a link.");
+    assert_eq!(p[1], Inline::styled("bold", Style::BOLD));
+    let Block::Paragraph(p) = &b[2] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(
+        builder::plain_text(p),
+        "Plain [brackets] and {braces} and [code]{.c} stay."
+    );
 }
