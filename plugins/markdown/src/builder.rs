@@ -567,6 +567,19 @@ impl<'c> Builder<'c> {
         }
     }
 
+    /// pandoc's `%` title block: title (Markdown), authors, date.
+    pub fn title_block(&mut self, [title, author, date]: [String; 3]) {
+        if !title.is_empty() {
+            self.front_title = Some(title);
+        }
+        if !author.is_empty() {
+            self.metadata.author = Some(author);
+        }
+        if !date.is_empty() {
+            self.metadata.created = Some(date);
+        }
+    }
+
     /// The table just opened is one pandoc reads without a header row (its first row was
     /// written as the pipe table's header).
     pub fn headerless_table(&mut self) {

@@ -67,12 +67,14 @@ impl Converter for MarkdownConverter {
         let check = || ctx.check();
         let mut builder =
             builder::Builder::new(ctx.limits.max_depth, ctx.limits.max_images, &check);
-        let body = match pandoc::front_matter(source) {
-            Some((yaml, at)) => {
-                builder.front_matter(yaml);
-                &source[at..]
-            }
-            None => source,
+        let body = if let Some((yaml, at)) = pandoc::front_matter(source) {
+            builder.front_matter(yaml);
+            &source[at..]
+        } else if let Some((fields, at)) = pandoc::title_block(source) {
+            builder.title_block(fields);
+            &source[at..]
+        } else {
+            source
         };
         let prepared = pandoc::prepare(body);
         let headerless = &prepared.headerless;

@@ -73,6 +73,39 @@ pub fn front_matter(text: &str) -> Option<(&str, usize)> {
     None
 }
 
+/// pandoc's title block at the very start of the text (`% Title`, `% Author; Author`,
+/// `% Date`, each line but the first optional, a field continued on lines that start with a
+/// space), followed by a blank line: its title, authors and date, and where the Markdown
+/// after it starts.
+pub fn title_block(text: &str) -> Option<([String; 3], usize)> {
+    let mut fields: [String; 3] = Default::default();
+    let mut field = None::<usize>;
+    let mut pos = 0;
+    while pos < text.len() {
+        let (l, next) = line(text, pos);
+        if l.trim().is_empty() {
+            break;
+        }
+        if let Some(rest) = l.strip_prefix('%') {
+            let k = field.map_or(0, |k| k + 1);
+            if k > 2 || (k == 0 && rest.trim().is_empty()) {
+                return None;
+            }
+            fields[k] = rest.trim().to_owned();
+            field = Some(k);
+        } else if l.starts_with([' ', '\t']) && field.is_some() {
+            let k = field?;
+            fields[k].push(' ');
+            fields[k].push_str(l.trim());
+        } else {
+            return None;
+        }
+        pos = next;
+    }
+    field?;
+    Some((fields, pos))
+}
+
 /// `key: value` or `key:` at the start of a line, the key a plain or quoted scalar.
 fn is_yaml_key_line(line: &str) -> bool {
     let Some(colon) = line.find(':') else {

@@ -344,6 +344,12 @@ fn front_matter_title_is_the_first_heading_and_only_at_the_start() {
         doc.metadata.title.as_deref(),
         Some("A long title wrapped here")
     );
+    // pandoc's older title block: `%` lines at the start.
+    let doc = convert("% Title over\n  two lines\n% Ann; Bob\n% 2026\n\nBody.\n");
+    assert_eq!(doc.metadata.title.as_deref(), Some("Title over two lines"));
+    assert_eq!(doc.metadata.author.as_deref(), Some("Ann; Bob"));
+    assert_eq!(blocks(&doc)[0], Block::heading(1, "Title over two lines"));
+    assert_eq!(blocks(&doc)[1], Block::text("Body."));
     // Later `---` … `---` is a rule and a setext heading (CommonMark), never metadata.
     let doc = convert("Intro.\n\n---\ntitle: body\n---\n\nEnd.\n");
     let b = blocks(&doc);

@@ -15,7 +15,10 @@
 //! window holding a single top-level block (a huge list or code block) grows until it holds
 //! two or reaches the end, and one with a possible metadata opener before its last block
 //! grows to the first possible closer after it (so the window's parse finds the same one).
-//! A text with a `]:` anywhere, or no larger than a window, is parsed whole.
+//! A text with a `]:` anywhere, or no larger than a window, is parsed whole. (The converter
+//! reads front matter itself and no longer enables metadata blocks; the look ahead stays for
+//! any caller that does.) Each event comes with its offset in `source`, as one whole parse's
+//! `into_offset_iter` gives it.
 
 use pulldown_cmark::{Event, Options, Parser};
 use quire_plugin_api::Result;
