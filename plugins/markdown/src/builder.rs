@@ -556,10 +556,15 @@ impl<'c> Builder<'c> {
     /// Reads `title:`, `author:`, `date:` and `description:` from YAML front matter; the
     /// rest stays unread. The title is also the document's first heading (see `finish`).
     pub fn front_matter(&mut self, raw: &str) {
-        for (key, value) in crate::pandoc::yaml_fields(raw) {
+        self.front_fields(crate::pandoc::yaml_fields(raw));
+    }
+
+    /// Front matter's fields, lower-case keys (YAML or TOML).
+    pub fn front_fields(&mut self, fields: Vec<(String, String)>) {
+        for (key, value) in fields {
             match key.as_str() {
                 "title" => self.front_title = Some(value),
-                "author" => self.metadata.author = Some(value),
+                "author" | "authors" => self.metadata.author = Some(value),
                 "date" => self.metadata.created = Some(value),
                 "description" | "subject" => self.metadata.subject = Some(value),
                 _ => {}

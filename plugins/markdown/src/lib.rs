@@ -70,6 +70,9 @@ impl Converter for MarkdownConverter {
         let body = if let Some((yaml, at)) = pandoc::front_matter(source) {
             builder.front_matter(yaml);
             &source[at..]
+        } else if let Some((fields, at)) = pandoc::toml_front_matter(source) {
+            builder.front_fields(fields);
+            &source[at..]
         } else if let Some((fields, at)) = pandoc::title_block(source) {
             builder.title_block(fields);
             &source[at..]

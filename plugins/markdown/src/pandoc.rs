@@ -73,6 +73,67 @@ pub fn front_matter(text: &str) -> Option<(&str, usize)> {
     None
 }
 
+/// TOML front matter at the very start of the text (Hugo's `+++` … `+++`): its top-level
+/// `key = value` fields, and where the Markdown after it starts. Its first line that is not a
+/// comment must be such a field.
+pub fn toml_front_matter(text: &str) -> Option<(Vec<(String, String)>, usize)> {
+    let (first, mut pos) = line(text, 0);
+    if first.trim_end() != "+++" {
+        return None;
+    }
+    let mut fields = Vec::new();
+    let mut top = true;
+    let mut seen = false;
+    while pos < text.len() {
+        let (l, next) = line(text, pos);
+        pos = next;
+        let t = l.trim();
+        if t == "+++" {
+            return seen.then_some((fields, pos));
+        }
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        if t.starts_with('[') {
+            top = false; // a table: its keys are not the page's
+            seen = true;
+            continue;
+        }
+        let Some((key, value)) = t.split_once('=') else {
+            if !seen {
+                return None;
+            }
+            continue;
+        };
+        let key = unquote(key.trim());
+        if !seen
+            && (key.is_empty()
+                || !key
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.'))
+        {
+            return None;
+        }
+        seen = true;
+        if top {
+            let value = value.trim();
+            let value = match value.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
+                Some(items) => items
+                    .split(',')
+                    .map(|i| unquote(i.trim()))
+                    .filter(|i| !i.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                None => unquote(value),
+            };
+            if !value.is_empty() {
+                fields.push((key.to_ascii_lowercase(), value));
+            }
+        }
+    }
+    None
+}
+
 /// pandoc's title block at the very start of the text (`% Title`, `% Author; Author`,
 /// `% Date`, each line but the first optional, a field continued on lines that start with a
 /// space), followed by a blank line: its title, authors and date, and where the Markdown

@@ -589,3 +589,19 @@ fn pandoc_attributes_are_not_text() {
         "Plain [brackets] and {braces} and [code]{.c} stay."
     );
 }
+
+#[test]
+fn hugo_toml_front_matter_is_metadata() {
+    let doc = convert(concat!(
+        "+++\n# a comment\ntitle = \"Hugo page\"\ndate = 2026-11-28\n",
+        "authors = [\"Ann\", \"Bob\"]\n[params]\ntitle = \"not this\"\n+++\n\nBody.\n"
+    ));
+    assert_eq!(doc.metadata.title.as_deref(), Some("Hugo page"));
+    assert_eq!(doc.metadata.created.as_deref(), Some("2026-11-28"));
+    assert_eq!(doc.metadata.author.as_deref(), Some("Ann, Bob"));
+    let b = blocks(&doc);
+    assert_eq!(b, [Block::heading(1, "Hugo page"), Block::text("Body.")]);
+    // `+++` around prose is CommonMark's text.
+    let doc = convert("+++\nJust text\n+++\n");
+    assert!(format!("{:?}", blocks(&doc)).contains("Just text"));
+}
