@@ -1,26 +1,35 @@
-//! pandoc's own Markdown where CommonMark reads it as something else: YAML front matter,
-//! simple, multiline and grid tables, and fancy list markers (`a.`, `B)`, `iv.`, `(3)`, `#.`).
+//! pandoc's own Markdown where CommonMark reads it as something else: metadata at the start
+//! (YAML front matter, Hugo's TOML `+++`, pandoc's `%` title block), simple, multiline and
+//! grid tables, fancy list markers (`a.`, `B)`, `iv.`, `(3)`, `#.`) and attributes
+//! (`[word]{.underline}`, `# Title {#id}`).
 //!
 //! pandoc writes these (`pandoc -t markdown`) and people write them for pandoc; CommonMark
 //! reads a simple table as a paragraph, a rule and a setext heading, a grid table as one
-//! paragraph of `+---+` and `|` text, and `a.  item` as a paragraph. Each is recognised on the
-//! source lines, before pulldown-cmark, by the rules of pandoc's manual, and written as the
-//! CommonMark that means the same:
+//! paragraph of `+---+` and `|` text, and `a.  item` as a paragraph. The block constructs are
+//! recognised on the source lines, before pulldown-cmark, by the rules of pandoc's manual, and
+//! written as the CommonMark that means the same:
 //!
+//! - metadata at the very start is cut off and read into fields (the converter hands them to
+//!   the builder);
 //! - a table becomes a GFM pipe table at the same indentation (so it stays in the container it
 //!   was in), its cells' text joined from their lines with `|` escaped; a table pandoc reads
 //!   without a header row is written with its first row as the pipe table's header and its
 //!   offset reported, so the builder keeps it a table of body rows;
-//! - a caption paragraph beside such a table (`Table: …`, `: …`) loses its prefix;
+//! - a caption paragraph beside such a table (`Table: …`, `: …`) loses its prefix and its
+//!   closing attributes;
 //! - a fancy list marker becomes a decimal one of the same width (`iv.` → `04.`, `(3)` → `03)`),
 //!   so the item's content column, and with it everything nested in it, stays where it was.
+//!
+//! Attributes are inline, so they are dropped from a finished leaf's inlines
+//! ([`drop_attributes`]), where code spans and links are already told apart.
 //!
 //! The recognisers are strict where CommonMark has a reading of its own: a table needs a blank
 //! line before it, its columns lined up under the dashed line (nothing but spaces between
 //! the dash groups) and a proper end; a fancy list needs a blank line before it and a second
-//! item with the next marker, or a parent list item it is nested in, and never turns what
-//! CommonMark reads as indented code or a fenced block into anything. Text with none of these
-//! is returned borrowed, unchanged.
+//! item with the next marker, a list nested in its first item or pandoc's four-column marker
+//! padding, or else a parent list item it is nested in; nothing turns what CommonMark reads as
+//! indented code or a fenced block into anything. Text with none of these is returned
+//! borrowed, unchanged.
 
 use std::borrow::Cow;
 
