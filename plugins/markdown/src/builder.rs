@@ -47,6 +47,8 @@ struct TableState {
     rows: Vec<Vec<Cell>>,
     row: Vec<Cell>,
     header_rows: usize,
+    /// pandoc's table without a header row, written with its first row as the header.
+    headerless: bool,
 }
 
 struct Container {
@@ -113,6 +115,8 @@ pub struct Builder<'c> {
     metadata: Metadata,
     first_h1: Option<String>,
     first_heading: Option<String>,
+    /// The `title:` of YAML front matter, as written (Markdown).
+    front_title: Option<String>,
     warnings: Vec<String>,
     flattened: bool,
 }
@@ -143,6 +147,7 @@ impl<'c> Builder<'c> {
             metadata: Metadata::default(),
             first_h1: None,
             first_heading: None,
+            front_title: None,
             warnings: Vec::new(),
             flattened: false,
         }
@@ -277,7 +282,7 @@ impl<'c> Builder<'c> {
                     let mut row = std::mem::take(&mut table.row);
                     row.shrink_to_fit();
                     table.rows.push(row);
-                    if tag == TagEnd::TableHead {
+                    if tag == TagEnd::TableHead && !table.headerless {
                         table.header_rows = table.rows.len();
                     }
                 }
@@ -300,6 +305,9 @@ impl<'c> Builder<'c> {
             self.pop_container();
         }
         let mut blocks = self.containers.pop().map(|c| c.blocks).unwrap_or_default();
+        if let Some(title) = self.front_title.take() {
+            self.title_heading(&title, &mut blocks);
+        }
         blocks.append(&mut self.notes);
         if self.metadata.title.is_none() {
             self.metadata.title = self.first_h1.or(self.first_heading);
@@ -452,6 +460,12 @@ impl<'c> Builder<'c> {
             mut inlines,
             raw,
         } = leaf;
+        if matches!(
+            kind,
+            LeafKind::Paragraph | LeafKind::Heading(_) | LeafKind::Cell
+        ) {
+            crate::pandoc::drop_attributes(&mut inlines, matches!(kind, LeafKind::Heading(_)));
+        }
         compact(&mut inlines);
         match kind {
             LeafKind::Paragraph => {
@@ -539,27 +553,93 @@ impl<'c> Builder<'c> {
         }
     }
 
-    /// Reads `title:`, `author:` and `date:` from YAML front matter; the rest stays unread.
-    fn front_matter(&mut self, raw: &str) {
-        for line in raw.lines() {
-            let Some((key, value)) = line.split_once(':') else {
-                continue;
-            };
-            if line.starts_with([' ', '\t', '-']) {
-                continue;
-            }
-            let value = value.trim().trim_matches(|c| c == '"' || c == '\'').trim();
-            if value.is_empty() {
-                continue;
-            }
-            match key.trim().to_ascii_lowercase().as_str() {
-                "title" => self.metadata.title = Some(value.to_owned()),
-                "author" => self.metadata.author = Some(value.to_owned()),
-                "date" => self.metadata.created = Some(value.to_owned()),
-                "description" | "subject" => self.metadata.subject = Some(value.to_owned()),
+    /// Reads `title:`, `author:`, `date:` and `description:` from YAML front matter; the
+    /// rest stays unread. The title is also the document's first heading (see `finish`).
+    pub fn front_matter(&mut self, raw: &str) {
+        self.front_fields(crate::pandoc::yaml_fields(raw));
+    }
+
+    /// Front matter's fields, lower-case keys (YAML or TOML).
+    pub fn front_fields(&mut self, fields: Vec<(String, String)>) {
+        for (key, value) in fields {
+            match key.as_str() {
+                "title" => self.front_title = Some(value),
+                "author" | "authors" => self.metadata.author = Some(value),
+                "date" => self.metadata.created = Some(value),
+                "description" | "subject" => self.metadata.subject = Some(value),
                 _ => {}
             }
         }
+    }
+
+    /// pandoc's `%` title block: title (Markdown), authors, date.
+    pub fn title_block(&mut self, [title, author, date]: [String; 3]) {
+        if !title.is_empty() {
+            self.front_title = Some(title);
+        }
+        if !author.is_empty() {
+            self.metadata.author = Some(author);
+        }
+        if !date.is_empty() {
+            self.metadata.created = Some(date);
+        }
+    }
+
+    /// The table just opened is one pandoc reads without a header row (its first row was
+    /// written as the pipe table's header).
+    pub fn headerless_table(&mut self) {
+        if let Some(table) = self.table() {
+            table.headerless = true;
+        }
+    }
+
+    /// The front matter's title as a level-1 heading: pandoc shows it above the body, and so
+    /// do the static-site generators whose pages carry front matter. Its text is Markdown
+    /// (pandoc reads it so). Not repeated when the body's first heading says the same.
+    fn title_heading(&mut self, title: &str, blocks: &mut Vec<Block>) {
+        let check = || Ok(());
+        let mut sub = Builder::new(4, 0, &check);
+        for event in pulldown_cmark::Parser::new(title) {
+            sub.fold(event);
+        }
+        sub.close_leaf();
+        let mut inlines = match sub
+            .containers
+            .first_mut()
+            .map(|c| c.blocks.drain(..).next())
+        {
+            Some(Some(Block::Paragraph(p))) => p,
+            Some(Some(Block::Heading { content, .. })) => content,
+            _ => vec![Inline::plain(title.trim())],
+        };
+        trim_inlines(&mut inlines);
+        let text = plain_text(&inlines);
+        if text.trim().is_empty() {
+            return;
+        }
+        let same = |a: &str, b: &str| {
+            let words = |s: &str| {
+                s.split_whitespace()
+                    .map(str::to_lowercase)
+                    .collect::<Vec<_>>()
+            };
+            words(a) == words(b)
+        };
+        let first = blocks.iter().find_map(|b| match b {
+            Block::Heading { content, .. } => Some(plain_text(content)),
+            _ => None,
+        });
+        self.metadata.title = Some(text.clone());
+        if first.is_some_and(|h| same(&h, &text)) {
+            return;
+        }
+        blocks.insert(
+            0,
+            Block::Heading {
+                level: 1,
+                content: inlines,
+            },
+        );
     }
 
     // ---- inlines ----

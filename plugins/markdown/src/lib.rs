@@ -1,8 +1,10 @@
 //! Markdown (`text/markdown`) → a flowing [`Document`].
 //!
 //! Parsing is pulldown-cmark's (CommonMark plus the GitHub extensions people actually write:
-//! tables, strikethrough, task lists, footnotes; YAML front matter is read for the title and
-//! never shown as text). Its event stream is folded into the document model by
+//! tables, strikethrough, task lists, footnotes). pandoc's own Markdown is read too where
+//! CommonMark would read it as something else ([`pandoc`]): YAML front matter at the start is
+//! metadata (its title the first heading), simple, multiline and grid tables are tables, and
+//! `a.`, `(1)`, `iv.`, `#.` lists are lists. Its event stream is folded into the document model by
 //! [`builder::Builder`], which keeps an explicit stack of open containers instead of
 //! recursing, so deeply nested quotes or lists cannot overflow the stack; nesting beyond the
 //! depth limit is flattened into the innermost container that is kept.
@@ -14,9 +16,10 @@
 //! as a link to its address with its alt text.
 
 mod builder;
+mod pandoc;
 mod window;
 
-use pulldown_cmark::Options;
+use pulldown_cmark::{Event, Options, Tag};
 use quire_plugin_api::{
     register_converter, text, Context, Converter, ConverterDescriptor, Document, DocumentKind,
     Input, Part, PluginConfig, Result,
@@ -53,23 +56,47 @@ impl Converter for MarkdownConverter {
                 decoded.encoding
             ));
         }
+        // Front matter is pandoc's (`pandoc::front_matter`): pulldown-cmark's metadata blocks
+        // would also take a `---` … `---` from the middle of the text.
         let options = Options::ENABLE_TABLES
             | Options::ENABLE_STRIKETHROUGH
             | Options::ENABLE_TASKLISTS
-            | Options::ENABLE_FOOTNOTES
-            | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
+            | Options::ENABLE_FOOTNOTES;
         let stripped = without_grounding_lines(&decoded.text);
         let source = stripped.as_deref().unwrap_or(&decoded.text);
         let check = || ctx.check();
         let mut builder =
             builder::Builder::new(ctx.limits.max_depth, ctx.limits.max_images, &check);
+        let body = if let Some((yaml, at)) = pandoc::front_matter(source) {
+            builder.front_matter(yaml);
+            &source[at..]
+        } else if let Some((fields, at)) = pandoc::toml_front_matter(source) {
+            builder.front_fields(fields);
+            &source[at..]
+        } else if let Some((fields, at)) = pandoc::title_block(source) {
+            builder.title_block(fields);
+            &source[at..]
+        } else {
+            source
+        };
+        let prepared = pandoc::prepare(body);
+        let headerless = &prepared.headerless;
         let mut i = 0usize;
-        window::for_each_event(source, options, window::WINDOW, &mut |event| {
+        window::for_each_event(&prepared.text, options, window::WINDOW, &mut |event, at| {
             i += 1;
             if i.is_multiple_of(2048) {
                 check()?;
             }
-            builder.event(event)
+            let table = matches!(event, Event::Start(Tag::Table(_)));
+            builder.event(event)?;
+            if table {
+                // The table's offset is its line's, or up to three spaces of indentation on.
+                let k = headerless.partition_point(|&h| h + 3 < at);
+                if headerless.get(k).is_some_and(|&h| h <= at) {
+                    builder.headerless_table();
+                }
+            }
+            Ok(())
         })?;
         let built = builder.finish()?;
         for warning in built.warnings {

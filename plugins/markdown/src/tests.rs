@@ -184,7 +184,11 @@ fn front_matter_and_legacy_encoding() {
     let doc = convert("---\ntitle: \"From YAML\"\nauthor: Ann\n---\n# Heading\n");
     assert_eq!(doc.metadata.title.as_deref(), Some("From YAML"));
     assert_eq!(doc.metadata.author.as_deref(), Some("Ann"));
-    assert_eq!(blocks(&doc), [Block::heading(1, "Heading")]);
+    // The title is shown first, as pandoc and static-site generators show it.
+    assert_eq!(
+        blocks(&doc),
+        [Block::heading(1, "From YAML"), Block::heading(1, "Heading")]
+    );
     let doc = convert_bytes(b"# Gr\xfc\xdfe aus M\xfcnchen und K\xf6ln\n");
     assert_eq!(
         doc.metadata.title.as_deref(),
@@ -304,4 +308,300 @@ fn html_blocks_read_as_their_content() {
     };
     assert_eq!(list.items[0].blocks[1], Block::text("in item"));
     assert_eq!(b.len(), 8, "{b:#?}");
+}
+
+/// The plain text of a table's rows, cell by cell.
+fn table_rows(block: &Block) -> Vec<Vec<String>> {
+    let Block::Table(t) = block else {
+        panic!("not a table: {block:?}")
+    };
+    t.rows
+        .iter()
+        .map(|r| r.iter().map(|c| builder::plain_text(&c.content)).collect())
+        .collect()
+}
+
+#[test]
+fn front_matter_title_is_the_first_heading_and_only_at_the_start() {
+    // pandoc reads `title:` as the document's title, which every writer shows first.
+    let doc = convert("---\ntitle: \"A *pandoc* title\"\nauthor:\n- Ann\n...\n\nBody text.\n");
+    assert_eq!(doc.metadata.title.as_deref(), Some("A pandoc title"));
+    let b = blocks(&doc);
+    let Block::Heading { level: 1, content } = &b[0] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(content[1], Inline::styled("pandoc", Style::ITALIC));
+    assert_eq!(builder::plain_text(content), "A pandoc title");
+    assert_eq!(b[1], Block::text("Body text."));
+    assert_eq!(b.len(), 2, "{b:?}");
+    // The same title as the first heading of the body is not repeated (Jekyll, Obsidian).
+    let doc = convert("---\ntitle: Notes\n---\n# Notes\n\ntext\n");
+    assert_eq!(blocks(&doc)[0], Block::heading(1, "Notes"));
+    assert_eq!(blocks(&doc).len(), 2);
+    // A wrapped plain scalar is one title.
+    let doc = convert("---\ntitle: A long title\n  wrapped here\nlang: en\n---\n");
+    assert_eq!(
+        doc.metadata.title.as_deref(),
+        Some("A long title wrapped here")
+    );
+    // pandoc's older title block: `%` lines at the start.
+    let doc = convert("% Title over\n  two lines\n% Ann; Bob\n% 2026\n\nBody.\n");
+    assert_eq!(doc.metadata.title.as_deref(), Some("Title over two lines"));
+    assert_eq!(doc.metadata.author.as_deref(), Some("Ann; Bob"));
+    assert_eq!(blocks(&doc)[0], Block::heading(1, "Title over two lines"));
+    assert_eq!(blocks(&doc)[1], Block::text("Body."));
+    // Later `---` … `---` is a rule and a setext heading (CommonMark), never metadata.
+    let doc = convert("Intro.\n\n---\ntitle: body\n---\n\nEnd.\n");
+    let b = blocks(&doc);
+    assert_eq!(b[1], Block::Rule, "{b:?}");
+    assert_eq!(b[2], Block::heading(2, "title: body"));
+    assert_eq!(doc.metadata.title.as_deref(), Some("title: body"));
+    // Three dashes around text that is not a YAML mapping are CommonMark too.
+    let doc = convert("---\nFoo\n---\nBar\n");
+    let b = blocks(&doc);
+    assert_eq!(b[0], Block::Rule, "{b:?}");
+    assert_eq!(b[1], Block::heading(2, "Foo"));
+}
+
+#[test]
+fn pandoc_simple_tables_with_captions() {
+    let doc = convert(concat!(
+        "Before.\n\n",
+        "  Right     Left     Default\n",
+        "  -------   ------   -------------\n",
+        "       12   *a* b    x | y\n",
+        "      123   c        \n\n",
+        "  : The caption.\n\n",
+        "After.\n"
+    ));
+    let b = blocks(&doc);
+    assert_eq!(b[0], Block::text("Before."));
+    assert_eq!(
+        table_rows(&b[1]),
+        [
+            ["Right", "Left", "Default"],
+            ["12", "a b", "x | y"],
+            ["123", "c", ""]
+        ]
+    );
+    let Block::Table(t) = &b[1] else {
+        unreachable!()
+    };
+    assert_eq!(t.header_rows, 1);
+    assert_eq!(t.rows[1][1].content[0], Inline::styled("a", Style::ITALIC));
+    assert_eq!(b[2], Block::text("The caption."));
+    assert_eq!(b[3], Block::text("After."));
+    // A right-aligned header further in than its dashes; a caption with attributes.
+    let doc = convert(concat!(
+        "    Right Left\n",
+        "  ------- ------\n",
+        "       12 12\n\n",
+        "  : Caption. {#t source=\"x\"}\n"
+    ));
+    let b = blocks(&doc);
+    assert_eq!(table_rows(&b[0]), [["Right", "Left"], ["12", "12"]]);
+    assert_eq!(b[1], Block::text("Caption."));
+    // Without a header: dashed lines above and below.
+    let doc = convert("-----  -----\nx      y\nz      w\n-----  -----\n");
+    let b = blocks(&doc);
+    assert_eq!(table_rows(&b[0]), [["x", "y"], ["z", "w"]]);
+    let Block::Table(t) = &b[0] else {
+        unreachable!()
+    };
+    assert_eq!(t.header_rows, 0);
+    assert_eq!(b.len(), 1, "{b:?}");
+}
+
+#[test]
+fn pandoc_multiline_and_grid_tables() {
+    let doc = convert(concat!(
+        "Table: Before the table.\n\n",
+        "  --------------------------------\n",
+        "  Centered   Default\n",
+        "  Header     aligned\n",
+        "  ---------- ---------------------\n",
+        "  First      Example of a row that\n",
+        "             spans two lines.\n\n",
+        "  Second     Another 日本 one.\n",
+        "  --------------------------------\n\n",
+        "+---------+--------------+\n",
+        "| Fruit   | Price        |\n",
+        "+=========+==============+\n",
+        "| Bananas | $1.34 and\\   |\n",
+        "|         | **more**     |\n",
+        "+---------+--------------+\n",
+        "| 日本    | x            |\n",
+        "+---------+--------------+\n",
+    ));
+    let b = blocks(&doc);
+    assert_eq!(b[0], Block::text("Before the table."));
+    assert_eq!(
+        table_rows(&b[1]),
+        [
+            ["Centered Header", "Default aligned"],
+            ["First", "Example of a row that spans two lines."],
+            ["Second", "Another 日本 one."]
+        ]
+    );
+    assert_eq!(
+        table_rows(&b[2]),
+        [
+            ["Fruit", "Price"],
+            ["Bananas", "$1.34 and more"],
+            ["日本", "x"]
+        ]
+    );
+    let Block::Table(t) = &b[2] else {
+        unreachable!()
+    };
+    assert_eq!(t.header_rows, 1);
+    assert_eq!(b.len(), 3, "{b:?}");
+    // A grid table without a header row, one cell spanning two columns.
+    let doc =
+        convert("+-----+-----+\n| a   | b   |\n+-----+-----+\n| wide      |\n+-----+-----+\n");
+    let b = blocks(&doc);
+    assert_eq!(table_rows(&b[0]), [["a", "b"], ["wide", ""]]);
+    let Block::Table(t) = &b[0] else {
+        unreachable!()
+    };
+    assert_eq!(t.header_rows, 0);
+}
+
+#[test]
+fn commonmark_lookalikes_of_pandoc_tables_stay_commonmark() {
+    // A rule after prose, dashes in a fence, an unfinished grid: none is a table.
+    for md in [
+        "Some words here\n- - -\nmore\n",
+        "```\nA     B\n----- -----\n1     2\n```\n",
+        "+---+---+\n| a | b\n",
+        "Foo\n---\nbar\n",
+    ] {
+        let b = blocks(&convert(md)).to_vec();
+        assert!(
+            !b.iter().any(|x| matches!(x, Block::Table(_))),
+            "{md:?}: {b:?}"
+        );
+    }
+}
+
+/// An ordered list's start and its items' first paragraphs as text.
+fn ordered(block: &Block) -> (u64, Vec<String>) {
+    let Block::List(List {
+        ordered: true,
+        start,
+        items,
+    }) = block
+    else {
+        panic!("not an ordered list: {block:?}")
+    };
+    let texts = items
+        .iter()
+        .map(|i| match i.blocks.first() {
+            Some(Block::Paragraph(p)) => builder::plain_text(p),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    (*start, texts)
+}
+
+#[test]
+fn pandoc_fancy_list_markers() {
+    let doc = convert(concat!(
+        "a.  alpha\n",
+        "b.  beta\n\n",
+        "(3) three\n",
+        "(4) four\n\n",
+        "iv. four\n",
+        "v.  five\n\n",
+        "C)  see\n",
+        "D)  dee\n\n",
+        "#.  auto\n",
+        "#.  again\n\n",
+        "-   bullet\n",
+        "    i.  nested roman\n",
+        "    ii. second\n",
+    ));
+    let b = blocks(&doc);
+    assert_eq!(ordered(&b[0]), (1, vec!["alpha".into(), "beta".into()]));
+    assert_eq!(ordered(&b[1]), (3, vec!["three".into(), "four".into()]));
+    assert_eq!(ordered(&b[2]), (4, vec!["four".into(), "five".into()]));
+    assert_eq!(ordered(&b[3]), (3, vec!["see".into(), "dee".into()]));
+    assert_eq!(ordered(&b[4]), (1, vec!["auto".into(), "again".into()]));
+    let Block::List(bullets) = &b[5] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(
+        ordered(&bullets.items[0].blocks[1]),
+        (1, vec!["nested roman".into(), "second".into()])
+    );
+    assert_eq!(b.len(), 6, "{b:?}");
+    // One item: pandoc's writer pads the marker to four columns, or a list is nested in it.
+    let doc = convert("Text.\n\nb.  one item\n\nText.\n\nc. one with\n   - a sublist\n");
+    let b = blocks(&doc);
+    assert_eq!(ordered(&b[1]), (2, vec!["one item".into()]));
+    assert_eq!(ordered(&b[3]), (3, vec!["one with".into()]));
+    // A single nested item right under its parent item (pandoc's sublist).
+    let doc = convert("1.  one\n    a.  sub\n2.  two\n");
+    let b = blocks(&doc);
+    let Block::List(outer) = &b[0] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(ordered(&outer.items[0].blocks[1]), (1, vec!["sub".into()]));
+}
+
+#[test]
+fn prose_that_starts_like_a_fancy_marker_stays_prose() {
+    // Initials need two spaces after a capital and a period; one lettered line alone, or a
+    // line inside a paragraph, is not a list.
+    for md in [
+        "A. Smith and B. Jones wrote it.\n\nB. Jones again.\n",
+        "a. lone line\n",
+        "Text goes on\na. and on\nb. and on\n",
+        "e.g. this\n\ni.e. that\n",
+    ] {
+        let b = blocks(&convert(md)).to_vec();
+        assert!(
+            !b.iter().any(|x| matches!(x, Block::List(_))),
+            "{md:?}: {b:?}"
+        );
+    }
+}
+
+#[test]
+fn pandoc_attributes_are_not_text() {
+    let doc = convert(concat!(
+        "# Intro [x]{.underline} {#intro .unnumbered}\n\n",
+        "Vi[sel]{.underline} and [**bold** span]{#s .mark} and [a link](https://e.x){.ext}.\n\n",
+        "Plain [brackets] and {braces} and `[code]{.c}` stay.\n",
+    ));
+    let b = blocks(&doc);
+    assert_eq!(b[0], Block::heading(1, "Intro x"));
+    let Block::Paragraph(p) = &b[1] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(builder::plain_text(p), "Visel and bold span and a link.");
+    assert_eq!(p[1], Inline::styled("bold", Style::BOLD));
+    let Block::Paragraph(p) = &b[2] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(
+        builder::plain_text(p),
+        "Plain [brackets] and {braces} and [code]{.c} stay."
+    );
+}
+
+#[test]
+fn hugo_toml_front_matter_is_metadata() {
+    let doc = convert(concat!(
+        "+++\n# a comment\ntitle = \"Hugo page\"\ndate = 2026-11-28\n",
+        "authors = [\"Ann\", \"Bob\"]\n[params]\ntitle = \"not this\"\n+++\n\nBody.\n"
+    ));
+    assert_eq!(doc.metadata.title.as_deref(), Some("Hugo page"));
+    assert_eq!(doc.metadata.created.as_deref(), Some("2026-11-28"));
+    assert_eq!(doc.metadata.author.as_deref(), Some("Ann, Bob"));
+    let b = blocks(&doc);
+    assert_eq!(b, [Block::heading(1, "Hugo page"), Block::text("Body.")]);
+    // `+++` around prose is CommonMark's text.
+    let doc = convert("+++\nJust text\n+++\n");
+    assert!(format!("{:?}", blocks(&doc)).contains("Just text"));
 }

@@ -15,7 +15,10 @@
 //! window holding a single top-level block (a huge list or code block) grows until it holds
 //! two or reaches the end, and one with a possible metadata opener before its last block
 //! grows to the first possible closer after it (so the window's parse finds the same one).
-//! A text with a `]:` anywhere, or no larger than a window, is parsed whole.
+//! A text with a `]:` anywhere, or no larger than a window, is parsed whole. (The converter
+//! reads front matter itself and no longer enables metadata blocks; the look ahead stays for
+//! any caller that does.) Each event comes with its offset in `source`, as one whole parse's
+//! `into_offset_iter` gives it.
 
 use pulldown_cmark::{Event, Options, Parser};
 use quire_plugin_api::Result;
@@ -23,18 +26,18 @@ use quire_plugin_api::Result;
 /// Bytes of text a window holds at first (it ends at the next line end).
 pub const WINDOW: usize = 1 << 18;
 
-/// Calls `f` with every event of parsing `source` with `options`, in order: the events of
-/// `Parser::new_ext(source, options)`, from windows of about `window` bytes when that is
-/// exact (see the module notes).
+/// Calls `f` with every event of parsing `source` with `options` and where in `source` it
+/// starts, in order: the events of `Parser::new_ext(source, options)`, from windows of about
+/// `window` bytes when that is exact (see the module notes).
 pub fn for_each_event<'a>(
     source: &'a str,
     options: Options,
     window: usize,
-    f: &mut dyn FnMut(Event<'a>) -> Result<()>,
+    f: &mut dyn FnMut(Event<'a>, usize) -> Result<()>,
 ) -> Result<()> {
     if source.len() <= window || source.contains("]:") {
-        for event in Parser::new_ext(source, options) {
-            f(event)?;
+        for (event, range) in Parser::new_ext(source, options).into_offset_iter() {
+            f(event, range.start)?;
         }
         return Ok(());
     }
@@ -50,8 +53,8 @@ pub fn for_each_event<'a>(
         };
         let text = &source[start..end];
         if end == source.len() {
-            for event in Parser::new_ext(text, options) {
-                f(event)?;
+            for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
+                f(event, start + range.start)?;
             }
             return Ok(());
         }
@@ -81,8 +84,8 @@ pub fn for_each_event<'a>(
                 }
             }
         }
-        for (event, _) in events.into_iter().take(last) {
-            f(event)?;
+        for (event, range) in events.into_iter().take(last) {
+            f(event, start + range.start)?;
         }
         start += line;
         size = window.max(1);
@@ -153,10 +156,11 @@ mod tests {
         .union(Options::ENABLE_FOOTNOTES)
         .union(Options::ENABLE_YAML_STYLE_METADATA_BLOCKS);
 
-    fn windowed(source: &str, window: usize) -> Vec<Event<'_>> {
+    /// Each event with where it starts.
+    fn windowed(source: &str, window: usize) -> Vec<(Event<'_>, usize)> {
         let mut out = Vec::new();
-        for_each_event(source, OPTIONS, window, &mut |e| {
-            out.push(e);
+        for_each_event(source, OPTIONS, window, &mut |e, at| {
+            out.push((e, at));
             Ok(())
         })
         .unwrap();
@@ -229,7 +233,10 @@ mod tests {
     fn windows_give_the_events_of_one_whole_parse() {
         for seed in 0..300 {
             let source = document(seed, 60);
-            let whole: Vec<Event<'_>> = Parser::new_ext(&source, OPTIONS).collect();
+            let whole: Vec<(Event<'_>, usize)> = Parser::new_ext(&source, OPTIONS)
+                .into_offset_iter()
+                .map(|(e, r)| (e, r.start))
+                .collect();
             for window in [1, 17, 64, 200, 1000] {
                 let got = windowed(&source, window);
                 if let Some(i) =
@@ -249,10 +256,13 @@ mod tests {
     fn definitions_anywhere_mean_one_whole_parse() {
         let source =
             "[a][r] and a note[^n]\n\n".repeat(20) + "[r]: http://x.y\n\n[^n]: The note.\n";
-        let whole: Vec<Event<'_>> = Parser::new_ext(&source, OPTIONS).collect();
+        let whole: Vec<(Event<'_>, usize)> = Parser::new_ext(&source, OPTIONS)
+            .into_offset_iter()
+            .map(|(e, r)| (e, r.start))
+            .collect();
         assert!(whole
             .iter()
-            .any(|e| matches!(e, Event::FootnoteReference(_))));
+            .any(|(e, _)| matches!(e, Event::FootnoteReference(_))));
         assert_eq!(windowed(&source, 16), whole);
     }
 }
