@@ -21,6 +21,12 @@ pub struct Para {
     pub level: u8,
     pub bullet: Bullet,
     pub inlines: Vec<Inline>,
+    /// The left margin of the paragraph's text in EMU (`a:pPr marL`), when the paragraph
+    /// sets it itself.
+    pub margin: Option<i64>,
+    /// A further paragraph of the list item at `level` (set while grouping, see
+    /// [`to_blocks`]).
+    pub continues: bool,
 }
 
 impl Para {
@@ -95,6 +101,8 @@ pub fn read_body(reader: &mut Reader<&[u8]>, rels: &HashMap<String, Relationship
                     level: 0,
                     bullet: Bullet::Inherit,
                     inlines: Vec::new(),
+                    margin: None,
+                    continues: false,
                 });
                 if empty {
                     // an empty paragraph element
@@ -107,6 +115,7 @@ pub fn read_body(reader: &mut Reader<&[u8]>, rels: &HashMap<String, Relationship
                         .and_then(|v| v.parse::<u8>().ok())
                         .unwrap_or(0)
                         .min(8);
+                    p.margin = crate::shapes::attr(&e, b"marL").and_then(|v| v.parse().ok());
                 }
                 in_ppr = !empty;
             }
@@ -188,22 +197,68 @@ fn append(inlines: &mut Vec<Inline>, text: &str, style: Style) {
     inlines.push(Inline::styled(text, style));
 }
 
+/// Whether the unbulleted paragraph `p` sits under the text of `item` (one of the open list
+/// items): a further paragraph of it. By their left margins when both set them (PowerPoint
+/// and pandoc write `marL` on such paragraphs; bullets that inherit theirs from the master
+/// often do not); otherwise by level: a deeper level is indented further, and the same
+/// level without a bullet or a margin of its own keeps the item's text margin. A paragraph
+/// set at the margin is never under an item.
+fn continues(p: &Para, item: &Para) -> bool {
+    /// Margins this close count as equal (about 1 mm).
+    const SLACK_EMU: i64 = 36_000;
+    match (p.margin, item.margin) {
+        (Some(0), _) => false,
+        (Some(m), Some(i)) => m + SLACK_EMU >= i,
+        (margin, _) => {
+            p.level > item.level
+                || (p.level == item.level && margin.is_none() && p.bullet == Bullet::None)
+        }
+    }
+}
+
+/// The open item an unbulleted paragraph continues, if any: the deepest of the last item
+/// and the items it is nested in whose text the paragraph sits under ([`continues`]).
+fn continued_item(pending: &[Para], p: &Para) -> Option<u8> {
+    let mut deepest = u8::MAX;
+    for item in pending.iter().rev().filter(|q| !q.continues) {
+        if item.level >= deepest {
+            continue;
+        }
+        if continues(p, item) {
+            return Some(item.level);
+        }
+        deepest = item.level;
+    }
+    None
+}
+
 /// Turns a shape's paragraphs into blocks: list paragraphs (bulleted, or any paragraph of a
-/// body placeholder without `buNone`) become nested lists by level; others are paragraphs.
-/// Numbered and bulleted items at a list's outer level make separate lists, since one
-/// Markdown list is either ordered or not.
+/// body placeholder without `buNone`) become nested lists by level; an unbulleted paragraph
+/// under an open item's text is a further paragraph of that item ([`continued_item`]);
+/// others are paragraphs and end the list. Numbered and bulleted items at a list's outer
+/// level make separate lists, since one Markdown list is either ordered or not.
 pub fn to_blocks(paras: Vec<Para>, body_placeholder: bool) -> Vec<Block> {
     let mut blocks = Vec::new();
     let mut pending: Vec<Para> = Vec::new();
-    for p in paras {
+    for mut p in paras {
         let is_item = match p.bullet {
             Bullet::Char | Bullet::Number => true,
             Bullet::None => false,
             Bullet::Inherit => body_placeholder,
         };
+        if !is_item {
+            if let Some(level) = continued_item(&pending, &p) {
+                p.level = level;
+                p.continues = true;
+                pending.push(p);
+                continue;
+            }
+        }
         if is_item {
             let base = pending.iter().map(|q| q.level).min();
-            let outer = pending.iter().find(|q| Some(q.level) == base);
+            let outer = pending
+                .iter()
+                .find(|q| Some(q.level) == base && !q.continues);
             if base.is_some_and(|b| p.level <= b)
                 && outer
                     .is_some_and(|q| (q.bullet == Bullet::Number) != (p.bullet == Bullet::Number))
@@ -247,7 +302,7 @@ fn leading_number(inlines: &[Inline]) -> Option<u64> {
 fn self_numbered(items: &[Para], base: u8) -> Option<u64> {
     let numbers: Vec<Option<u64>> = items
         .iter()
-        .filter(|p| p.level == base)
+        .filter(|p| p.level == base && !p.continues)
         .map(|p| leading_number(&p.inlines))
         .collect();
     if numbers.len() < 2 {
@@ -292,7 +347,17 @@ fn build_list(items: &[Para]) -> List {
         list.start = first;
     }
     while i < items.len() {
-        if items[i].level == base {
+        if items[i].level == base && items[i].continues {
+            let more = Block::Paragraph(items[i].inlines.clone());
+            match list.items.last_mut() {
+                Some(item) => item.blocks.push(more),
+                None => list.items.push(ListItem {
+                    blocks: vec![more],
+                    checked: None,
+                }),
+            }
+            i += 1;
+        } else if items[i].level == base {
             let inlines = if numbered.is_some() {
                 strip_number(&items[i].inlines)
             } else {
@@ -330,7 +395,100 @@ mod tests {
             level,
             bullet,
             inlines: vec![Inline::plain(t)],
+            margin: None,
+            continues: false,
         }
+    }
+
+    fn at(margin: i64, p: Para) -> Para {
+        Para {
+            margin: Some(margin),
+            ..p
+        }
+    }
+
+    fn item_texts(list: &List) -> Vec<Vec<String>> {
+        list.items
+            .iter()
+            .map(|i| {
+                i.blocks
+                    .iter()
+                    .map(|b| match b {
+                        Block::Paragraph(p) => inline_text(p),
+                        Block::List(l) => format!("list of {}", l.items.len()),
+                        other => panic!("{other:?}"),
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn unbulleted_paragraphs_under_an_items_text_continue_it() {
+        // pandoc's PPTX: an item's further paragraph is buNone one level deeper, its left
+        // margin at the item's text; a numbered item's own margin is explicit, a bulleted
+        // item's comes from the master. A paragraph back at the margin ends the list.
+        let blocks = to_blocks(
+            vec![
+                para(0, Bullet::Inherit, "a"),
+                at(342900, para(1, Bullet::None, "more of a")),
+                para(0, Bullet::Inherit, "b"),
+                at(685800, para(1, Bullet::Number, "b1")),
+                at(685800, para(2, Bullet::None, "more of b1")),
+                para(1, Bullet::Inherit, "b2"),
+                // under b's text, not b2's: b's paragraph after its nested list
+                at(342900, para(1, Bullet::None, "more of b")),
+                // same level, no bullet, no margin of its own: under the item's text
+                para(0, Bullet::Inherit, "c"),
+                para(0, Bullet::None, "more of c"),
+                at(0, para(0, Bullet::None, "after the list")),
+            ],
+            true,
+        );
+        assert_eq!(blocks.len(), 2, "{blocks:#?}");
+        let Block::List(list) = &blocks[0] else {
+            panic!("{blocks:#?}")
+        };
+        assert_eq!(
+            item_texts(list),
+            [
+                vec!["a", "more of a"],
+                vec!["b", "list of 2", "more of b"],
+                vec!["c", "more of c"],
+            ]
+        );
+        let Block::List(inner) = &list.items[1].blocks[1] else {
+            panic!("{list:#?}")
+        };
+        // b1 keeps its paragraph; b2 follows it in the list nested in b
+        assert_eq!(item_texts(inner), [vec!["b1", "more of b1"], vec!["b2"]]);
+        assert_eq!(blocks[1], Block::text("after the list"));
+    }
+
+    #[test]
+    fn a_paragraph_left_of_the_items_text_ends_the_list() {
+        let blocks = to_blocks(
+            vec![
+                at(685800, para(1, Bullet::Char, "deep item")),
+                at(342900, para(2, Bullet::None, "left of its text")),
+                at(342900, para(0, Bullet::Char, "item")),
+                para(0, Bullet::Inherit, "text box paragraph"),
+            ],
+            false,
+        );
+        let kinds: Vec<&str> = blocks
+            .iter()
+            .map(|b| match b {
+                Block::List(_) => "list",
+                Block::Paragraph(_) => "paragraph",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            ["list", "paragraph", "list", "paragraph"],
+            "{blocks:#?}"
+        );
     }
 
     #[test]
