@@ -237,7 +237,21 @@ fn slide_elements(blocks: &[Block], level: usize, out: &mut Vec<Value>) {
             }
             Block::List(list) => {
                 for item in &list.items {
-                    slide_elements(&item.blocks, level + 1, out);
+                    for (k, block) in item.blocks.iter().enumerate() {
+                        match block {
+                            // A further paragraph of the item (below its bullet's text):
+                            // text at the item's level, not a bullet of its own.
+                            Block::Paragraph(content) if k > 0 => {
+                                let text = fold(&plain_inlines(content));
+                                if !text.is_empty() {
+                                    out.push(
+                                        json!({"type": "text", "text": text, "level": level + 1}),
+                                    );
+                                }
+                            }
+                            _ => slide_elements(std::slice::from_ref(block), level + 1, out),
+                        }
+                    }
                 }
             }
             Block::Table(table) => {
@@ -796,7 +810,7 @@ mod tests {
             ordered: false,
             start: 1,
             items: vec![ListItem {
-                blocks: vec![Block::text("point")],
+                blocks: vec![Block::text("point"), Block::text("more of it")],
                 checked: None,
             }],
         }));
@@ -809,14 +823,19 @@ mod tests {
         let v = render(&deck);
         let slide = &v["content"]["slides"][0];
         assert_eq!(slide["title"], "Title");
-        assert_eq!(slide["summary"], "Title point h v");
+        assert_eq!(slide["summary"], "Title point more of it h v");
         let kinds: Vec<&str> = slide["elements"]
             .as_array()
             .unwrap()
             .iter()
             .map(|e| e["type"].as_str().unwrap())
             .collect();
-        assert_eq!(kinds, ["heading", "bullet_point", "table_row", "table_row"]);
+        // An item's further paragraph is text at the item's level, not another bullet.
+        assert_eq!(
+            kinds,
+            ["heading", "bullet_point", "text", "table_row", "table_row"]
+        );
+        assert_eq!(slide["elements"][2]["level"], 1);
         assert_eq!(slide["notes"], "notes");
 
         let mut img = Document::new(DocumentKind::Image, "Image");
