@@ -233,8 +233,24 @@ impl<'w> Writer<'w> {
 
     /// Writes blocks, each line prefixed by `indent` (list nesting, quotes).
     fn blocks(&mut self, blocks: &[Block], indent: &str) {
+        // Two lists of the same kind one after the other are one list to a Markdown reader
+        // unless their markers differ (CommonMark: another bullet character or delimiter
+        // starts a new list), so the second of them takes the other marker: a restarted or
+        // jumping numbering keeps its numbers, and separate lists stay separate.
+        let mut alternate = false;
+        let mut previous: Option<bool> = None;
         for block in blocks {
-            self.block(block, indent);
+            if let Block::List(list) = block {
+                if !list.items.is_empty() {
+                    alternate = previous == Some(list.ordered) && !alternate;
+                    previous = Some(list.ordered);
+                    self.list(list, indent, alternate);
+                }
+            } else {
+                alternate = false;
+                previous = None;
+                self.block(block, indent);
+            }
             if indent.is_empty() {
                 self.stream.drain(&mut self.out);
             }
@@ -278,7 +294,7 @@ impl<'w> Writer<'w> {
                 }
                 self.push_lines(s, indent);
             }
-            Block::List(list) => self.list(list, indent),
+            Block::List(list) => self.list(list, indent, false),
             Block::Table(table) => {
                 let text = self.table(table);
                 if !text.is_empty() {
@@ -366,19 +382,22 @@ impl<'w> Writer<'w> {
         }
     }
 
-    fn list(&mut self, list: &List, indent: &str) {
+    /// `alternate`: written with `N)` / `*` markers instead of `N.` / `-` (see [`Self::blocks`]).
+    fn list(&mut self, list: &List, indent: &str, alternate: bool) {
         let tight = list.items.iter().all(|item| {
             item.blocks.len() <= 1
                 || (item.blocks.len() == 2 && matches!(item.blocks[1], Block::List(_)))
         });
         let mut number = list.start;
         for item in &list.items {
-            let marker = if list.ordered {
-                let m = format!("{number}. ");
-                number += 1;
-                m
-            } else {
-                "- ".to_owned()
+            let marker = match (list.ordered, alternate) {
+                (true, alternate) => {
+                    let m = format!("{number}{} ", if alternate { ')' } else { '.' });
+                    number += 1;
+                    m
+                }
+                (false, false) => "- ".to_owned(),
+                (false, true) => "* ".to_owned(),
             };
             let marker = match item.checked {
                 Some(true) => format!("{marker}[x] "),
@@ -1643,6 +1662,41 @@ mod tests {
             md(vec![t]),
             "| H\\|1 | H\\|1 | H3 |\n| --- | --- | --- |\n| a | b | c |\n| a | d | e |\n"
         );
+    }
+
+    #[test]
+    fn adjacent_lists_of_one_kind_take_the_other_marker() {
+        let list = |ordered: bool, start: u64, texts: &[&str]| {
+            Block::List(List {
+                ordered,
+                start,
+                items: texts
+                    .iter()
+                    .map(|t| ListItem {
+                        blocks: vec![Block::text(*t)],
+                        checked: None,
+                    })
+                    .collect(),
+            })
+        };
+        // A numbering that jumps (1, 2, then 5) stays two lists, each with its numbers, and
+        // a third list goes back to the first marker; bullets alike.
+        let out = md(vec![
+            list(true, 1, &["a", "b"]),
+            list(true, 5, &["e"]),
+            list(true, 1, &["x"]),
+            list(false, 1, &["p"]),
+            list(false, 1, &["q"]),
+        ]);
+        assert_eq!(out, "1. a\n2. b\n\n5) e\n\n1. x\n\n- p\n\n* q\n");
+        // Lists of different kinds, or parted by other blocks, keep their usual markers.
+        let out = md(vec![
+            list(true, 1, &["a"]),
+            list(false, 1, &["b"]),
+            Block::text("between"),
+            list(false, 1, &["c"]),
+        ]);
+        assert_eq!(out, "1. a\n\n- b\n\nbetween\n\n- c\n");
     }
 
     #[test]
