@@ -526,7 +526,9 @@ mod tests {
         preload(&spec);
         preload(&spec);
         let counters: Vec<Arc<dyn TokenCounter>> = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..4).map(|_| s.spawn(|| counter(&spec).unwrap())).collect();
+            let handles: Vec<_> = (0..4)
+                .map(|_| s.spawn(|| counter(&spec).unwrap()))
+                .collect();
             handles.into_iter().map(|h| h.join().unwrap()).collect()
         });
         for c in &counters {
