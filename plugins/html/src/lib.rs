@@ -21,8 +21,8 @@ use dom::{Dom, NodeData};
 #[cfg(feature = "converter")]
 use quire_plugin_api::register_converter;
 use quire_plugin_api::{
-    text, Block, Context, Converter, ConverterDescriptor, Document, DocumentKind, Input, Part,
-    PluginConfig, Result,
+    text, Block, Context, Converter, ConverterDescriptor, Document, DocumentKind, Inline, Input,
+    Part, PluginConfig, Result, Style,
 };
 
 /// The converter's registration.
@@ -95,6 +95,8 @@ impl Converter for HtmlConverter {
                 ctx.limits.max_depth.min(walk::MAX_WALK_DEPTH as u32)
             ));
         }
+        let mut blocks = blocks;
+        title_paragraph_as_heading(&mut blocks, doc.metadata.title.as_deref());
         let mut part = Part::section();
         part.blocks = blocks;
         doc.parts.push(part);
@@ -204,3 +206,60 @@ fn read_head(dom: &Dom, doc: &mut Document) {
 
 #[cfg(test)]
 mod tests;
+
+/// A body that opens with a paragraph saying exactly the document's `<title>`, before any
+/// heading, shows that title as its first line: LibreOffice's and Word's HTML exports write a
+/// document's Title style as a (centred, bold, large) `<p>`. That paragraph, when bold
+/// throughout, is the level-1 heading it reads as; a paragraph with plain runs, a link, an
+/// image or other text is left alone.
+fn title_paragraph_as_heading(blocks: &mut [Block], title: Option<&str>) {
+    let Some(title) = title.map(text::fold_whitespace) else {
+        return;
+    };
+    if title.is_empty() {
+        return;
+    }
+    let Some(first) = blocks.iter_mut().find(|b| match b {
+        Block::Paragraph(content) => content.iter().any(|i| match i {
+            Inline::Text { text, .. } | Inline::Lines { text } => !text.trim().is_empty(),
+            _ => true,
+        }),
+        _ => true,
+    }) else {
+        return;
+    };
+    let Block::Paragraph(content) = first else {
+        return;
+    };
+    let mut said = String::new();
+    for inline in content.iter() {
+        match inline {
+            // Set apart as a title: bold throughout (plain text that says the title is
+            // the body of a page that holds nothing else).
+            Inline::Text { text, style } if style.bold || text.trim().is_empty() => {
+                said.push_str(text)
+            }
+            Inline::Break => said.push(' '),
+            _ => return,
+        }
+    }
+    if text::fold_whitespace(&said) != title {
+        return;
+    }
+    let content: Vec<Inline> = std::mem::take(content)
+        .into_iter()
+        .map(|i| match i {
+            // A heading is bold already; a title set in bold says no more.
+            Inline::Text { text, style } => Inline::Text {
+                text,
+                style: Style {
+                    bold: false,
+                    ..style
+                },
+            },
+            Inline::Break => Inline::plain(" "),
+            other => other,
+        })
+        .collect();
+    *first = Block::Heading { level: 1, content };
+}

@@ -473,3 +473,39 @@ fn a_list_that_opens_with_bare_levels_goes_on_under_the_list_before() {
         matches!(&b[2], Block::List(List { items, .. }) if matches!(items[0].blocks.as_slice(), [Block::List(_)]))
     );
 }
+
+#[test]
+fn a_first_paragraph_that_says_the_title_is_the_title_heading() {
+    // LibreOffice's HTML export of a document with a Title paragraph: a centred bold <p>.
+    let doc = convert(
+        "<html><head><title>My Great Report</title></head><body>\
+         <p align=center><font size=5><b>My\nGreat  Report</b></font></p>\
+         <h1>Intro</h1><p>Some text.</p></body></html>",
+    );
+    let b = blocks(&doc);
+    assert_eq!(
+        b[0],
+        Block::Heading {
+            level: 1,
+            content: vec![Inline::plain("My Great Report")]
+        }
+    );
+    assert!(matches!(b[1], Block::Heading { level: 1, .. }));
+    // Not when a heading comes first, when the text differs, when it holds a link, or when
+    // it is not bold throughout.
+    for body in [
+        "<h2>Other</h2><p><b>My Great Report</b></p>",
+        "<p><b>My Great Report, draft</b></p>",
+        "<p><a href='/'>My Great Report</a></p>",
+        "<p>My Great Report</p>",
+        "<p><b>My Great</b> Report</p>",
+    ] {
+        let doc = convert(&format!(
+            "<html><head><title>My Great Report</title></head><body>{body}</body></html>"
+        ));
+        assert!(
+            !matches!(blocks(&doc)[0], Block::Heading { level: 1, .. }),
+            "{body}"
+        );
+    }
+}
