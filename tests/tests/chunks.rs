@@ -59,11 +59,13 @@ fn spans(doc: &Document) -> (String, Vec<Span>) {
             _ => stack.retain(|(l, _)| *l != 7),
         }
         let n = part.blocks.len();
+        let mut markers = markdown::ListMarkers::default();
         for (i, block) in part.blocks.iter().chain(&part.notes).enumerate() {
             if i == n {
                 stack.push((7, "Notes".into()));
+                markers = Default::default();
             }
-            let rendered = markdown::blocks(std::slice::from_ref(block), ImageMode::Reference);
+            let rendered = markdown::block(block, ImageMode::Reference, markers.next(block));
             if rendered.is_empty() {
                 continue;
             }

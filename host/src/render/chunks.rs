@@ -254,6 +254,9 @@ struct Builder<'a> {
     path_dirty: bool,
     part: usize,
     pending_break: bool,
+    /// The list markers of the current run of blocks (a part's blocks, then its notes), as
+    /// the Markdown output writes them.
+    markers: markdown::ListMarkers,
 }
 
 impl<'a> Builder<'a> {
@@ -289,9 +292,11 @@ impl<'a> Builder<'a> {
         for (i, part) in doc.parts.iter().enumerate() {
             self.part = i;
             self.start_part(part);
+            self.markers = Default::default();
             for block in &part.blocks {
                 self.block(block);
             }
+            self.markers = Default::default();
             if !part.notes.is_empty() {
                 self.stack.push((7, "Notes".to_owned()));
                 self.path_dirty = true;
@@ -366,8 +371,9 @@ impl<'a> Builder<'a> {
     }
 
     fn block(&mut self, block: &Block) {
+        let alternate = self.markers.next(block);
         if let Block::Heading { level, content } = block {
-            let text = markdown::blocks(std::slice::from_ref(block), ImageMode::Reference);
+            let text = markdown::block(block, ImageMode::Reference, alternate);
             if text.is_empty() {
                 return;
             }
@@ -389,7 +395,7 @@ impl<'a> Builder<'a> {
             }
             return;
         }
-        let text = markdown::blocks(std::slice::from_ref(block), ImageMode::Reference);
+        let text = markdown::block(block, ImageMode::Reference, alternate);
         if text.is_empty() {
             return;
         }
@@ -754,15 +760,18 @@ pub fn chunk(doc: &Document, opts: &ChunkOptions) -> Result<Vec<Chunk>, String> 
 pub fn document_text(doc: &Document) -> String {
     let mut out = String::new();
     for part in &doc.parts {
-        for block in part.blocks.iter().chain(&part.notes) {
-            let t = markdown::blocks(std::slice::from_ref(block), ImageMode::Reference);
-            if t.is_empty() {
-                continue;
+        for run in [&part.blocks, &part.notes] {
+            let mut markers = markdown::ListMarkers::default();
+            for block in run {
+                let t = markdown::block(block, ImageMode::Reference, markers.next(block));
+                if t.is_empty() {
+                    continue;
+                }
+                if !out.is_empty() {
+                    out.push_str("\n\n");
+                }
+                out.push_str(&t);
             }
-            if !out.is_empty() {
-                out.push_str("\n\n");
-            }
-            out.push_str(&t);
         }
     }
     out
@@ -784,6 +793,7 @@ pub fn chunk_with(doc: &Document, opts: &ChunkOptions, counter: &dyn TokenCounte
         path_dirty: true,
         part: 0,
         pending_break: false,
+        markers: Default::default(),
     };
     b.document();
     Assembler {
@@ -1250,6 +1260,33 @@ mod tests {
             text[at..].trim().is_empty(),
             "text left over: {:?}",
             &text[at..]
+        );
+    }
+
+    #[test]
+    fn adjacent_lists_keep_the_markers_of_the_markdown_output() {
+        let list = |start: u64, t: &str| {
+            Block::List(List {
+                ordered: true,
+                start,
+                items: vec![ListItem {
+                    blocks: vec![Block::text(t)],
+                    checked: None,
+                }],
+            })
+        };
+        let doc = flowing(vec![list(1, "a"), list(5, "e")]);
+        let o = opts(512);
+        let chunks = chunk_with(&doc, &o, &Words);
+        check(&doc, &chunks, &o, &Words);
+        assert!(
+            chunks[0].text.contains("1. a\n\n5) e"),
+            "{:?}",
+            chunks[0].text
+        );
+        assert_eq!(
+            document_text(&doc),
+            markdown::blocks(&doc.parts[0].blocks, ImageMode::Reference)
         );
     }
 

@@ -57,6 +57,43 @@ pub const STREAM_CHUNK: usize = 1 << 20;
 /// Whitespace a paragraph is trimmed of at both ends.
 const PARAGRAPH_TRIM: [char; 3] = [' ', '\n', '\t'];
 
+/// Which list marker each block of a run takes: the second of two adjacent lists of one kind
+/// takes the other one (see `Writer::blocks`). For callers that render a run's blocks one at
+/// a time ([`block`]), calling [`ListMarkers::next`] for every block of the run in order.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ListMarkers {
+    alternate: bool,
+    previous: Option<bool>,
+}
+
+impl ListMarkers {
+    /// Whether `block`, the next of the run, is a list written with `N)` / `*` markers.
+    pub fn next(&mut self, block: &Block) -> bool {
+        match block {
+            // A list with no items is written as nothing and changes nothing.
+            Block::List(list) if list.items.is_empty() => false,
+            Block::List(list) => {
+                self.alternate = self.previous == Some(list.ordered) && !self.alternate;
+                self.previous = Some(list.ordered);
+                self.alternate
+            }
+            _ => {
+                *self = ListMarkers::default();
+                false
+            }
+        }
+    }
+}
+
+/// One block alone, as [`blocks`] writes it where [`ListMarkers::next`] gave `alternate`.
+pub fn block(block: &Block, images: ImageMode, alternate: bool) -> String {
+    let mut w = Writer::new(images);
+    w.block_in_run(block, "", alternate);
+    let trimmed = w.out.trim_end().len();
+    w.out.truncate(trimmed);
+    w.out
+}
+
 /// Renders blocks alone (a page's or a section's text for JSON output).
 pub fn blocks(blocks: &[Block], images: ImageMode) -> String {
     let mut w = Writer::new(images);
@@ -237,23 +274,22 @@ impl<'w> Writer<'w> {
         // unless their markers differ (CommonMark: another bullet character or delimiter
         // starts a new list), so the second of them takes the other marker: a restarted or
         // jumping numbering keeps its numbers, and separate lists stay separate.
-        let mut alternate = false;
-        let mut previous: Option<bool> = None;
+        let mut markers = ListMarkers::default();
         for block in blocks {
-            if let Block::List(list) = block {
-                if !list.items.is_empty() {
-                    alternate = previous == Some(list.ordered) && !alternate;
-                    previous = Some(list.ordered);
-                    self.list(list, indent, alternate);
-                }
-            } else {
-                alternate = false;
-                previous = None;
-                self.block(block, indent);
-            }
-            if indent.is_empty() {
-                self.stream.drain(&mut self.out);
-            }
+            let alternate = markers.next(block);
+            self.block_in_run(block, indent, alternate);
+        }
+    }
+
+    /// One block of a run, `alternate` from [`ListMarkers::next`].
+    fn block_in_run(&mut self, block: &Block, indent: &str, alternate: bool) {
+        if let Block::List(list) = block {
+            self.list(list, indent, alternate);
+        } else {
+            self.block(block, indent);
+        }
+        if indent.is_empty() {
+            self.stream.drain(&mut self.out);
         }
     }
 
