@@ -314,6 +314,38 @@ fn is_cjk(c: char) -> bool {
         0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0xAC00..=0xD7AF)
 }
 
+/// `n` in upper-case roman numerals, for 1 to 3999 (`None` outside them): list labels as
+/// Word counts them, and pandoc's roman list markers read back.
+pub fn roman(n: u64) -> Option<String> {
+    if !(1..4000).contains(&n) {
+        return None;
+    }
+    const TABLE: [(u64, &str); 13] = [
+        (1000, "M"),
+        (900, "CM"),
+        (500, "D"),
+        (400, "CD"),
+        (100, "C"),
+        (90, "XC"),
+        (50, "L"),
+        (40, "XL"),
+        (10, "X"),
+        (9, "IX"),
+        (5, "V"),
+        (4, "IV"),
+        (1, "I"),
+    ];
+    let mut n = n;
+    let mut out = String::new();
+    for (v, s) in TABLE {
+        while n >= v {
+            out.push_str(s);
+            n -= v;
+        }
+    }
+    Some(out)
+}
+
 /// Collapses every run of whitespace to one space and trims the ends.
 pub fn fold_whitespace(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -329,6 +361,23 @@ pub fn fold_whitespace(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn roman_numerals_in_their_range() {
+        let cases = [
+            (1, "I"),
+            (4, "IV"),
+            (9, "IX"),
+            (14, "XIV"),
+            (1994, "MCMXCIV"),
+        ];
+        for (n, want) in cases {
+            assert_eq!(roman(n).as_deref(), Some(want));
+        }
+        assert_eq!(roman(3999).as_deref(), Some("MMMCMXCIX"));
+        assert_eq!(roman(0), None);
+        assert_eq!(roman(4000), None);
+    }
 
     #[test]
     fn utf8_input_is_borrowed_not_copied() {

@@ -324,33 +324,10 @@ fn letters(v: i64, base: u8) -> String {
 }
 
 fn roman(v: i64) -> String {
-    if !(1..4000).contains(&v) {
-        return v.to_string();
-    }
-    const TABLE: [(i64, &str); 13] = [
-        (1000, "M"),
-        (900, "CM"),
-        (500, "D"),
-        (400, "CD"),
-        (100, "C"),
-        (90, "XC"),
-        (50, "L"),
-        (40, "XL"),
-        (10, "X"),
-        (9, "IX"),
-        (5, "V"),
-        (4, "IV"),
-        (1, "I"),
-    ];
-    let mut v = v;
-    let mut out = String::new();
-    for (n, s) in TABLE {
-        while v >= n {
-            out.push_str(s);
-            v -= n;
-        }
-    }
-    out
+    u64::try_from(v)
+        .ok()
+        .and_then(quire_plugin_api::text::roman)
+        .unwrap_or_else(|| v.to_string())
 }
 
 #[cfg(test)]

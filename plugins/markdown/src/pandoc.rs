@@ -990,33 +990,10 @@ fn roman_value(s: &str) -> Option<u64> {
         }
     }
     // Only the canonical spelling (`iv`, not `iiii` or `vx`).
-    let total = u64::try_from(total).ok().filter(|&t| t > 0 && t < 4000)?;
-    to_roman(total).eq_ignore_ascii_case(s).then_some(total)
-}
-
-fn to_roman(mut n: u64) -> String {
-    let mut out = String::new();
-    for (v, r) in [
-        (1000, "m"),
-        (900, "cm"),
-        (500, "d"),
-        (400, "cd"),
-        (100, "c"),
-        (90, "xc"),
-        (50, "l"),
-        (40, "xl"),
-        (10, "x"),
-        (9, "ix"),
-        (5, "v"),
-        (4, "iv"),
-        (1, "i"),
-    ] {
-        while n >= v {
-            out.push_str(r);
-            n -= v;
-        }
-    }
-    out
+    let total = u64::try_from(total).ok()?;
+    quire_plugin_api::text::roman(total)?
+        .eq_ignore_ascii_case(s)
+        .then_some(total)
 }
 
 fn fancy_marker(t: &str) -> Option<Marker> {
