@@ -783,6 +783,44 @@ def markitdown(corpus: Corpus, m: Mirror) -> None:
     md_expected(corpus, m, "markitdown", docs, expected_of)
 
 
+# xlsx2csv's regression cases (test/run) whose options leave the cells' text as the workbook
+# shows it: their expected CSV is the text. Cases run with options that rewrite values
+# (--dateformat, --floatformat, --ignore-percentage, -e escapes, --hyperlinks, custom sheet
+# delimiters) and files test/run never checks are left out, and so are workbooks of several
+# sheets converted without -a: their CSV holds the first sheet only. The sheet names are
+# optional text (a converter may or may not show them; xlsx2csv -a prints them between sheets).
+XLSX2CSV_CASES = {"empty_row": False, "junk-small": False, "last-column-empty": False,
+                  "sheets": True, "skip_empty_lines": False, "twolettercolumns": False,
+                  "xlsx2csv-test-file": False, "namespace": False, "float": False,
+                  "utf8": False, "no_cell_ids": False, "sheets_order": True,
+                  "formatted_inline_string": False, "percentage": False}
+
+
+def xlsx_sheet_names(data: bytes) -> list[str]:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            wb = z.read("xl/workbook.xml").decode("utf-8", "replace")
+    except (zipfile.BadZipFile, KeyError):
+        return []
+    return [html.unescape(n) for n in re.findall(r"<(?:\w+:)?sheet\b[^>]*?\bname=\"([^\"]*)\"", wb)]
+
+
+def xlsx2csv(corpus: Corpus, m: Mirror) -> None:
+    import csv
+    names = {p for p, _ in m.files()}
+    for case, all_sheets in XLSX2CSV_CASES.items():
+        ext = "xlsm" if f"test/{case}.xlsm" in names else "xlsx"
+        p = f"test/{case}.{ext}"
+        data, exp = m.blob(p), m.blob(f"test/{case}.csv")
+        if data is None or exp is None:
+            continue
+        sheets = xlsx_sheet_names(data)
+        if len(sheets) > 1 and not all_sheets:
+            continue
+        rows = csv.reader(io.StringIO(exp.decode("utf-8").replace("\r", "")))
+        text = " ".join(f for r in rows for f in r)
+        corpus.add("xlsx2csv", ext, p, data, f"{m.name}:{p}", text, optional=" ".join(sheets))
+
 SOURCES = [
     ("jgm+pandoc", "pandoc", pandoc),
     ("html5lib+html5lib-tests", "html5lib", html5lib),
@@ -801,6 +839,7 @@ SOURCES = [
     ("dotnet+Open-XML-SDK", "open-xml-sdk", lambda c, m: by_extension(
         c, m, "open-xml-sdk", lambda p: p.startswith("test/") and ext_type(p) not in
         ("json", "md", "txt"))),
+    ("dilshod+xlsx2csv", "xlsx2csv", xlsx2csv),
 ]
 
 
