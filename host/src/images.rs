@@ -6,7 +6,8 @@
 //! - PNG, JPEG, GIF and BMP that already fit pass through byte for byte (re-encoding would
 //!   lose quality and time for nothing).
 //! - Other formats the decoder knows (WebP, TIFF, ...) become PNG; formats it does not (EMF,
-//!   WMF, JPEG 2000, ...) are kept out of the output and listed as skipped.
+//!   WMF, JPEG 2000, ...) are kept out of the output and listed as skipped; the words an EMF
+//!   or WMF draws become the picture's text (`metafile`).
 //! - Decoding is bounded: the pixel count is checked from the header before any pixel buffer
 //!   is allocated, and the decoder runs under an allocation limit.
 //! - File names are made unique within the document and carry the extension of the bytes
@@ -53,6 +54,12 @@ fn format_of(image: &Image) -> Option<ImageFormat> {
 /// Applies the rules to one image, setting `skipped` when it cannot be embedded.
 pub fn normalize(image: &mut Image, rules: &ImageRules, max_pixels: u64) {
     let Some(format) = format_of(image) else {
+        // A metafile's words are kept as the picture's text (see `metafile`).
+        if image.ocr_text.is_none()
+            && (crate::metafile::is_emf(&image.data) || crate::metafile::is_wmf(&image.data))
+        {
+            image.ocr_text = crate::metafile::text(&image.data);
+        }
         image.skipped = Some(format!(
             "{} images cannot be embedded",
             describe(&image.mime)
@@ -303,6 +310,31 @@ mod tests {
             emf.skipped.as_deref(),
             Some("EMF images cannot be embedded")
         );
+    }
+
+    #[test]
+    fn a_metafile_is_skipped_and_its_words_become_its_text() {
+        use crate::metafile::tests::{emf, font, select, text_w};
+        let data = emf(&[
+            font(1, -20, 0, "Arial"),
+            select(1),
+            text_w(0, 0, "Revenue", None),
+            text_w(0, 40, "1. Europe", None),
+        ]);
+        let mut img = Image::new("chart.emf", "image/x-emf", data);
+        normalize(&mut img, &rules(), 1_000_000);
+        assert_eq!(
+            img.skipped.as_deref(),
+            Some("EMF images cannot be embedded")
+        );
+        assert_eq!(img.ocr_text.as_deref(), Some("Revenue\n1. Europe"));
+        // In Markdown the words are lines of text beside the picture's placeholder.
+        let mut doc = Document::new(DocumentKind::Flowing, "Test");
+        let mut part = Part::section();
+        part.blocks.push(Block::Image(Box::new(img)));
+        doc.parts.push(part);
+        let md = crate::render::markdown::document(&doc, crate::render::ImageMode::DataUri);
+        assert!(md.contains("Revenue\n1\\. Europe"), "{md}");
     }
 
     #[test]

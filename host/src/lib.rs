@@ -15,6 +15,7 @@ pub mod decrypt;
 pub mod detect;
 pub mod images;
 pub mod mcp;
+pub mod metafile;
 pub mod pipeline;
 pub mod registry;
 pub mod render;

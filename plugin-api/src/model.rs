@@ -444,7 +444,8 @@ pub struct Image {
     pub width: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub height: Option<u32>,
-    /// Text read from the image by OCR, placed beside it in the output.
+    /// Text read from the image (by OCR, or the words an EMF or WMF picture draws), placed
+    /// beside it in the output.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ocr_text: Option<String>,
     /// Why the image is not embedded (unsupported format, over a limit); the renderer lists it.

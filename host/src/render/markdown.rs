@@ -355,7 +355,14 @@ impl<'w> Writer<'w> {
                     self.push_lines(&s, indent);
                 }
                 if let Some(text) = image.ocr_text.as_deref().filter(|t| !t.trim().is_empty()) {
-                    self.push_lines(text.trim(), indent);
+                    // The picture's text is text, not Markdown: a line that starts "1." or
+                    // "#" stays a line of text.
+                    let text: Vec<String> = text
+                        .trim()
+                        .lines()
+                        .map(|l| escape_line(l, Context::Paragraph))
+                        .collect();
+                    self.push_lines(&text.join("\n"), indent);
                 }
             }
             Block::Code { language, text } => {
