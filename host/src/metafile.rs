@@ -208,6 +208,24 @@ fn emf_text(r: &[u8], wide: bool, font: Font) -> Option<Run> {
             .map(|i| i32_at(r, o.checked_add(i * 4)?).map(i64::from))
             .sum::<Option<i64>>()
     });
+    // The record's bounds (device units), when the writer filled them in, place the run
+    // better than the reference point: writers that position text by transform or current
+    // position leave every reference point at the origin.
+    let (left, top, right, bottom) = (
+        i32_at(r, 8)?,
+        i32_at(r, 12)?,
+        i32_at(r, 16)?,
+        i32_at(r, 20)?,
+    );
+    if right > left && bottom > top {
+        return Some(Run {
+            x: left.into(),
+            y: bottom.into(),
+            text,
+            advance: Some(i64::from(right) - i64::from(left)),
+            height: i64::from(bottom) - i64::from(top),
+        });
+    }
     Some(Run {
         x: x.into(),
         y: y.into(),
@@ -365,7 +383,8 @@ fn join(runs: &[Run]) -> String {
             } else {
                 // Without widths, a glyph is taken to be about half the font's height wide.
                 let end = end.unwrap_or_else(|| p.x + p.height * p.text.chars().count() as i64 / 2);
-                let touches = run.x >= p.x && (run.x - end) * 5 <= scale;
+                // A run that does not move right of the last one's start is never glued to it.
+                let touches = run.x > p.x && (run.x - end) * 5 <= scale;
                 if !touches && !out.ends_with(' ') && !text.starts_with(' ') {
                     out.push(' ');
                 }
@@ -479,6 +498,33 @@ pub(crate) mod tests {
         ]);
         assert!(is_emf(&data));
         assert_eq!(text(&data).as_deref(), Some("Sales by region\nQ1 2024"));
+    }
+
+    /// An EXTTEXTOUTW whose reference point is the origin and whose bounds place it.
+    fn text_at_bounds(bounds: [i32; 4], s: &str) -> Vec<u8> {
+        let mut r = text_w(0, 0, s, None);
+        for (i, v) in bounds.iter().enumerate() {
+            r[8 + 4 * i..12 + 4 * i].copy_from_slice(&v.to_le_bytes());
+        }
+        r
+    }
+
+    #[test]
+    fn runs_placed_by_their_bounds_are_read_by_their_bounds() {
+        // A chart's axis labels: each reference point at the origin, the bounds apart.
+        let data = emf(&[
+            font(1, -20, 0, "Arial"),
+            select(1),
+            text_at_bounds([130, 100, 146, 117], "20"),
+            text_at_bounds([139, 200, 146, 217], "0"),
+            text_at_bounds([178, 220, 192, 237], "Q1"),
+            text_at_bounds([228, 220, 242, 237], "Q2"),
+            text_at_bounds([243, 220, 290, 237], "total"),
+        ]);
+        assert_eq!(text(&data).as_deref(), Some("20\n0\nQ1 Q2total"));
+        // Without bounds and at one spot, runs are still apart.
+        let data = emf(&[text_w(0, 0, "Sum", None), text_w(0, 0, "of B", None)]);
+        assert_eq!(text(&data).as_deref(), Some("Sum of B"));
     }
 
     #[test]

@@ -302,7 +302,8 @@ fn read_pic(reader: &mut Reader<&[u8]>, start: &BytesStart<'_>, tf: &Transform) 
     }
 }
 
-/// `p:graphicFrame`: a table, a chart, or something else (skipped).
+/// `p:graphicFrame`: a table, a chart, SmartArt, an embedded object's preview picture, or
+/// something else (skipped).
 fn read_frame(
     reader: &mut Reader<&[u8]>,
     start: &BytesStart<'_>,
@@ -332,6 +333,15 @@ fn read_frame(
                     if let Some(rid) = attr(&e, b"dm") {
                         content = Some(Content::Diagram { rid });
                     }
+                }
+                // An embedded or linked object (`p:oleObj`): its preview picture stands for
+                // it, as PowerPoint shows it (the first one, from whichever branch of an
+                // `mc:AlternateContent` carries it).
+                b"blip" if content.is_none() => {
+                    content = Some(Content::Picture {
+                        embed: attr(&e, b"embed").filter(|e| !e.is_empty()),
+                        descr: None,
+                    });
                 }
                 _ => {}
             },

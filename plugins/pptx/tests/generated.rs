@@ -508,3 +508,47 @@ fn a_content_placeholder_takes_the_masters_body_position() {
         .expect("converts");
     assert_eq!(text_of(&doc.parts[0].blocks), ["L1", "low text box"]);
 }
+
+#[test]
+fn an_embedded_objects_preview_picture_stands_for_it() {
+    // PowerPoint 2010 and later: the object in a Choice needing VML, its preview picture in
+    // the Fallback's `p:oleObj`.
+    let frame = r#"<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="4" name="Object 3"/><p:cNvGraphicFramePr/><p:nvPr/></p:nvGraphicFramePr><p:xfrm><a:off x="0" y="100"/><a:ext cx="10" cy="10"/></p:xfrm><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/presentationml/2006/ole"><mc:AlternateContent><mc:Choice Requires="v"><p:oleObj name="Worksheet" r:id="rObj" progId="Excel.Sheet.12"><p:embed/></p:oleObj></mc:Choice><mc:Fallback><p:oleObj name="Worksheet" r:id="rObj" progId="Excel.Sheet.12"><p:embed/><p:pic><p:nvPicPr><p:cNvPr id="0" name=""/><p:cNvPicPr/><p:nvPr/></p:nvPicPr><p:blipFill><a:blip r:embed="rImg"/></p:blipFill><p:spPr/></p:pic></p:oleObj></mc:Fallback></mc:AlternateContent></a:graphicData></a:graphic></p:graphicFrame>"#;
+    let slide = format!(
+        r#"<p:sld {P} xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"><p:cSld><p:spTree><p:nvGrpSpPr/><p:grpSpPr/>{}{frame}</p:spTree></p:cSld></p:sld>"#,
+        sp(None, 0, 0, &para("Figures"))
+    );
+    let pres = format!(
+        r#"<p:presentation {P}><p:sldIdLst><p:sldId id="256" r:id="rA"/></p:sldIdLst></p:presentation>"#
+    );
+    let bytes = zip(&[
+        (
+            "_rels/.rels",
+            rels(&[("r1", "officeDocument", "ppt/presentation.xml")]).as_bytes(),
+        ),
+        ("ppt/presentation.xml", pres.as_bytes()),
+        (
+            "ppt/_rels/presentation.xml.rels",
+            rels(&[("rA", "slide", "slides/slide1.xml")]).as_bytes(),
+        ),
+        ("ppt/slides/slide1.xml", slide.as_bytes()),
+        (
+            "ppt/slides/_rels/slide1.xml.rels",
+            rels(&[
+                ("rImg", "image", "../media/image1.png"),
+                ("rObj", "package", "../embeddings/sheet.xlsx"),
+            ])
+            .as_bytes(),
+        ),
+        ("ppt/media/image1.png", b"\x89PNG\r\n\x1a\npreview"),
+    ]);
+    let input = Input {
+        bytes: &bytes,
+        file_name: "ole.pptx",
+        mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    };
+    let doc = PptxConverter
+        .convert(&input, &mut Context::new())
+        .expect("converts");
+    assert_eq!(text_of(&doc.parts[0].blocks), ["Figures", "I:image/png"]);
+}
