@@ -6,6 +6,7 @@ pub mod files;
 pub mod json;
 pub mod markdown;
 pub mod pretokenize;
+pub mod ranks;
 pub mod tokenize;
 
 use quire_plugin_api::{Block, Document, Inline};

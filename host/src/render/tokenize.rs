@@ -1,12 +1,14 @@
-//! Token counting for chunks: the built-in OpenAI BPEs (`cl100k`, `o200k`, their ranks compiled
-//! into the binary by `bpe-openai`) and HuggingFace `tokenizer.json` files the operator names
-//! in configuration (`CHUNK_TOKENIZERS`). Nothing is fetched at run time.
+//! Token counting for chunks: the built-in OpenAI BPEs (`cl100k`, `o200k`: their ranks are
+//! tables compiled into the binary and read in place, [`super::ranks`], so they have no load
+//! step) and HuggingFace `tokenizer.json` files the operator names in configuration
+//! (`CHUNK_TOKENIZERS`). Nothing is fetched at run time.
 //!
-//! A tokenizer is loaded once per process and kept (a `tokenizer.json` is cached by path), so
-//! a worker child pays for it on its first chunks job only. [`preload`] starts that load on a
-//! thread of its own when a chunks conversion begins, so that it overlaps the conversion.
+//! A `tokenizer.json` is loaded once per process and kept (cached by path), so a worker child
+//! pays for it on its first chunks job only. [`preload`] starts that load on a thread of its
+//! own when a chunks conversion begins, so that it overlaps the conversion.
 
 use super::pretokenize::{self, Pattern};
+use super::ranks::{self, Ranks};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -100,9 +102,9 @@ pub trait TokenCounter: Send + Sync {
 }
 
 /// One of OpenAI's BPEs; `slot` names its piece cache ([`PIECES`]), `pattern` its
-/// pre-tokenizer (the same pieces as `bpe.split`, written out by hand).
+/// pre-tokenizer (the same pieces as `bpe_openai::Tokenizer::split`, written out by hand).
 struct OpenAi {
-    bpe: &'static bpe_openai::Tokenizer,
+    ranks: &'static Ranks,
     slot: usize,
     pattern: Pattern,
 }
@@ -188,7 +190,17 @@ thread_local! {
     /// (allocated on first use). A piece is encoded alone, so its count depends on nothing
     /// else; natural text repeats its words, and the encoder allocates twice per piece. Two
     /// pieces a set: a third that lands there takes the place of the one used less recently.
-    static PIECES: std::cell::RefCell<[Vec<Set>; 2]> = std::cell::RefCell::new(Default::default());
+    static PIECES: std::cell::RefCell<[Box<[Set]>; 2]> = std::cell::RefCell::new(Default::default());
+}
+
+/// An empty piece cache of [`CACHE_SETS`] sets, allocated zeroed: the system hands out zeroed
+/// pages as they are first touched, so a short document pays for the few it touches, not for
+/// writing 2 MB.
+fn empty_cache() -> Box<[Set]> {
+    let cache = Box::<[Set]>::new_zeroed_slice(CACHE_SETS);
+    // SAFETY: `Set` is two `Slot`s of plain integers, for which all-zero bytes are a valid
+    // value, and the all-zero `Set` is `Set::default()`: two empty slots (length 0).
+    unsafe { cache.assume_init() }
 }
 
 impl OpenAi {
@@ -197,7 +209,7 @@ impl OpenAi {
     #[inline]
     fn piece(&self, cache: &mut [Set], piece: &str, mut key: Slot, set: usize) -> usize {
         if piece.len() > CACHED_PIECE {
-            return self.bpe.bpe.count(piece.as_bytes());
+            return self.ranks.count(piece.as_bytes());
         }
         let set = &mut cache[set].0;
         if set[0].holds(&key) {
@@ -207,7 +219,7 @@ impl OpenAi {
             set.swap(0, 1);
             return set[0].tokens as usize;
         }
-        let n = self.bpe.bpe.count(piece.as_bytes());
+        let n = self.ranks.count(piece.as_bytes());
         debug_assert!(n <= piece.len());
         key.tokens = n as u8;
         set[1] = set[0];
@@ -227,7 +239,7 @@ impl TokenCounter for OpenAi {
         PIECES.with_borrow_mut(|caches| {
             let cache = &mut caches[self.slot];
             if cache.is_empty() {
-                cache.resize(CACHE_SETS, Set::default());
+                *cache = empty_cache();
             }
             // Pieces are split and their sets fetched a batch at a time, then looked up: the
             // cache's memory is read for several pieces at once instead of one after another
@@ -336,12 +348,12 @@ impl TokenCounter for HuggingFace {
 pub fn counter(spec: &TokenizerSpec) -> Result<Arc<dyn TokenCounter>, String> {
     match (spec.name.as_str(), &spec.file) {
         ("cl100k", None) => Ok(Arc::new(OpenAi {
-            bpe: bpe_openai::cl100k_base(),
+            ranks: &ranks::CL100K,
             slot: 0,
             pattern: Pattern::Cl100k,
         })),
         ("o200k", None) => Ok(Arc::new(OpenAi {
-            bpe: bpe_openai::o200k_base(),
+            ranks: &ranks::O200K,
             slot: 1,
             pattern: Pattern::O200k,
         })),
@@ -352,10 +364,13 @@ pub fn counter(spec: &TokenizerSpec) -> Result<Arc<dyn TokenCounter>, String> {
 
 /// Starts loading the counter for `spec` on a thread of its own and returns at once; the
 /// first call per tokenizer and process only. A chunks conversion calls it before converting:
-/// the load (cl100k: about 30 ms to deserialise the encoder and compile bpe-openai's
-/// pre-tokenizer pattern, once per process) then runs beside the conversion, and [`counter`]
-/// waits for what is left of it. A load that fails is reported by that later call.
+/// the load of a `tokenizer.json` then runs beside the conversion, and [`counter`] waits for
+/// what is left of it. A load that fails is reported by that later call. The built-in BPEs
+/// have nothing to load.
 pub fn preload(spec: &TokenizerSpec) {
+    if spec.file.is_none() {
+        return;
+    }
     static STARTED: OnceLock<Mutex<std::collections::HashSet<TokenizerSpec>>> = OnceLock::new();
     let started = STARTED.get_or_init(Default::default);
     if !started
