@@ -116,6 +116,16 @@ const CACHED_PIECE: usize = 24;
 /// Sets of the piece cache (two pieces each) per tokenizer and thread: 2 MB.
 const CACHE_SETS: usize = 1 << 15;
 
+/// Sets of a thread's first piece cache (128 KB), enough for a short document's words; it
+/// is replaced by one of [`CACHE_SETS`] once [`GROW_AFTER`] bytes of text have been counted
+/// with it. Clearing 2 MB for every process that chunks a page cost more than counting the
+/// page (the allocator hands a block it has used before, so it is written with zeros, not
+/// mapped zeroed).
+const FIRST_CACHE_SETS: usize = 1 << 11;
+
+/// Text counted (bytes) before the piece cache grows to [`CACHE_SETS`].
+const GROW_AFTER: usize = 256 * 1024;
+
 /// Pieces the cache holds at most.
 #[cfg(test)]
 const CACHED_PIECES: usize = 2 * CACHE_SETS;
@@ -173,15 +183,15 @@ impl Slot {
         self.words == key.words && self.len == key.len
     }
 
-    /// Which set of [`CACHE_SETS`] the piece goes to.
+    /// Which set of a cache of `2^bits` sets the piece goes to.
     #[inline(always)]
-    fn set(&self) -> usize {
+    fn set(&self, bits: u32) -> usize {
         const K: u64 = 0x9e37_79b9_7f4a_7c15;
         let [a, b, c] = self.words;
         let h = a.wrapping_mul(K);
         let h = (h.rotate_left(26) ^ b).wrapping_mul(K);
         let h = (h.rotate_left(26) ^ c ^ self.len as u64).wrapping_mul(K);
-        (h >> (64 - CACHE_SETS.trailing_zeros())) as usize
+        (h >> (64 - bits)) as usize
     }
 }
 
@@ -190,17 +200,28 @@ thread_local! {
     /// (allocated on first use). A piece is encoded alone, so its count depends on nothing
     /// else; natural text repeats its words, and the encoder allocates twice per piece. Two
     /// pieces a set: a third that lands there takes the place of the one used less recently.
-    static PIECES: std::cell::RefCell<[Box<[Set]>; 2]> = std::cell::RefCell::new(Default::default());
+    static PIECES: std::cell::RefCell<[Cache; 2]> = std::cell::RefCell::new(Default::default());
 }
 
-/// An empty piece cache of [`CACHE_SETS`] sets, allocated zeroed: the system hands out zeroed
-/// pages as they are first touched, so a short document pays for the few it touches, not for
-/// writing 2 MB.
-fn empty_cache() -> Box<[Set]> {
-    let cache = Box::<[Set]>::new_zeroed_slice(CACHE_SETS);
-    // SAFETY: `Set` is two `Slot`s of plain integers, for which all-zero bytes are a valid
-    // value, and the all-zero `Set` is `Set::default()`: two empty slots (length 0).
-    unsafe { cache.assume_init() }
+/// A thread's piece cache for one BPE: its sets (a power of two of them, none before first
+/// use) and how much text it has counted.
+#[derive(Default)]
+struct Cache {
+    sets: Vec<Set>,
+    counted: usize,
+}
+
+impl Cache {
+    /// Makes the cache ready to count `len` more bytes: allocated on first use, grown to
+    /// [`CACHE_SETS`] (empty again) once it has counted [`GROW_AFTER`] bytes.
+    fn prepare(&mut self, len: usize) {
+        if self.sets.is_empty() {
+            self.sets = vec![Set::default(); FIRST_CACHE_SETS];
+        } else if self.sets.len() < CACHE_SETS && self.counted >= GROW_AFTER {
+            self.sets = vec![Set::default(); CACHE_SETS];
+        }
+        self.counted = self.counted.saturating_add(len);
+    }
 }
 
 impl OpenAi {
@@ -238,9 +259,9 @@ impl TokenCounter for OpenAi {
         // of the last piece.
         PIECES.with_borrow_mut(|caches| {
             let cache = &mut caches[self.slot];
-            if cache.is_empty() {
-                *cache = empty_cache();
-            }
+            cache.prepare(text.len());
+            let bits = cache.sets.len().trailing_zeros();
+            let cache = &mut cache.sets[..];
             // Pieces are split and their sets fetched a batch at a time, then looked up: the
             // cache's memory is read for several pieces at once instead of one after another
             // (its misses were the largest cost of counting).
@@ -256,7 +277,7 @@ impl TokenCounter for OpenAi {
                     entry.0 = piece;
                     if piece.len() <= CACHED_PIECE {
                         entry.1 = Slot::key(piece.as_bytes());
-                        entry.2 = entry.1.set();
+                        entry.2 = entry.1.set(bits);
                         prefetch(&cache[entry.2]);
                     }
                     k += 1;
@@ -503,7 +524,8 @@ mod tests {
             let key = Slot::key(&bytes[..n]);
             assert_eq!(key.words.to_vec(), words, "{n}");
             assert_eq!(key.len as usize, n);
-            assert!(key.set() < CACHE_SETS);
+            assert!(key.set(15) < CACHE_SETS);
+            assert!(key.set(11) < FIRST_CACHE_SETS);
         }
     }
 
