@@ -192,6 +192,7 @@ fn main() {
         tik_load.as_secs_f64() * 1e3
     );
     pretokenizers(&all, runs);
+    piece_counts(&all, runs);
 }
 
 /// The hand-written pre-tokenizer against `bpe-openai`'s regular expression on `text`: the
@@ -222,6 +223,70 @@ fn pretokenizers(text: &str, runs: usize) {
             theirs.as_secs_f64() * 1e3,
             ours.as_secs_f64() * 1e3,
             theirs.as_secs_f64() / ours.as_secs_f64()
+        );
+    }
+}
+
+/// Counting every piece of `text` with no cache: the rank tables read in place
+/// (`render::ranks`, used) against `bpe-openai`'s encoder (used before), the same total
+/// (asserted) and the median time of each over `runs` runs; then the service's counter (with
+/// its piece cache) on the whole text.
+fn piece_counts(text: &str, runs: usize) {
+    use quire::render::pretokenize::{self, Pattern};
+    use quire::render::ranks;
+    for (name, pattern, ranks, bpe, spec) in [
+        (
+            "cl100k",
+            Pattern::Cl100k,
+            &ranks::CL100K,
+            bpe_openai::cl100k_base(),
+            "cl100k",
+        ),
+        (
+            "o200k",
+            Pattern::O200k,
+            &ranks::O200K,
+            bpe_openai::o200k_base(),
+            "o200k",
+        ),
+    ] {
+        let pieces: Vec<&str> = pretokenize::split(pattern, text).collect();
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        let (mut a, mut b) = (0, 0);
+        for _ in 0..runs {
+            let t = Instant::now();
+            b = pieces
+                .iter()
+                .map(|p| bpe.bpe.count(p.as_bytes()))
+                .sum::<usize>();
+            theirs.push(t.elapsed());
+            let t = Instant::now();
+            a = pieces
+                .iter()
+                .map(|p| ranks.count(p.as_bytes()))
+                .sum::<usize>();
+            ours.push(t.elapsed());
+        }
+        assert_eq!(a, b, "{name}: the counts differ");
+        let counter = tokenize::counter(&TokenizerSpec {
+            name: spec.to_string(),
+            file: None,
+        })
+        .unwrap();
+        let mut cached = Vec::new();
+        for _ in 0..runs {
+            let t = Instant::now();
+            assert_eq!(counter.count(text), a);
+            cached.push(t.elapsed());
+        }
+        let (ours, theirs, cached) = (median(ours), median(theirs), median(cached));
+        println!(
+            "{name}, {} pieces ({a} tokens), no cache: bpe-openai {:.1} ms, rank tables {:.1} ms ({:.2}x); the counter with its piece cache {:.1} ms",
+            pieces.len(),
+            theirs.as_secs_f64() * 1e3,
+            ours.as_secs_f64() * 1e3,
+            theirs.as_secs_f64() / ours.as_secs_f64(),
+            cached.as_secs_f64() * 1e3
         );
     }
 }
