@@ -127,21 +127,25 @@ fn build() -> Vec<u8> {
 
 /// A presentation of one slide whose part is `slide`.
 fn one_slide_deck(slide: &str) -> Vec<u8> {
+    one_slide_deck_with(slide, &[])
+}
+
+/// A presentation of one slide whose part is `slide`, with more parts (the slide's
+/// relationships, media).
+fn one_slide_deck_with(slide: &str, parts: &[(&str, &[u8])]) -> Vec<u8> {
     let pres = format!(
         r#"<p:presentation {P}><p:sldIdLst><p:sldId id="256" r:id="rA"/></p:sldIdLst></p:presentation>"#
     );
-    zip(&[
-        (
-            "_rels/.rels",
-            rels(&[("r1", "officeDocument", "ppt/presentation.xml")]).as_bytes(),
-        ),
+    let rels_root = rels(&[("r1", "officeDocument", "ppt/presentation.xml")]);
+    let rels_pres = rels(&[("rA", "slide", "slides/slide1.xml")]);
+    let mut entries: Vec<(&str, &[u8])> = vec![
+        ("_rels/.rels", rels_root.as_bytes()),
         ("ppt/presentation.xml", pres.as_bytes()),
-        (
-            "ppt/_rels/presentation.xml.rels",
-            rels(&[("rA", "slide", "slides/slide1.xml")]).as_bytes(),
-        ),
+        ("ppt/_rels/presentation.xml.rels", rels_pres.as_bytes()),
         ("ppt/slides/slide1.xml", slide.as_bytes()),
-    ])
+    ];
+    entries.extend_from_slice(parts);
+    zip(&entries)
 }
 
 fn text_of(blocks: &[Block]) -> Vec<String> {
@@ -518,30 +522,17 @@ fn an_embedded_objects_preview_picture_stands_for_it() {
         r#"<p:sld {P} xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"><p:cSld><p:spTree><p:nvGrpSpPr/><p:grpSpPr/>{}{frame}</p:spTree></p:cSld></p:sld>"#,
         sp(None, 0, 0, &para("Figures"))
     );
-    let pres = format!(
-        r#"<p:presentation {P}><p:sldIdLst><p:sldId id="256" r:id="rA"/></p:sldIdLst></p:presentation>"#
-    );
-    let bytes = zip(&[
-        (
-            "_rels/.rels",
-            rels(&[("r1", "officeDocument", "ppt/presentation.xml")]).as_bytes(),
-        ),
-        ("ppt/presentation.xml", pres.as_bytes()),
-        (
-            "ppt/_rels/presentation.xml.rels",
-            rels(&[("rA", "slide", "slides/slide1.xml")]).as_bytes(),
-        ),
-        ("ppt/slides/slide1.xml", slide.as_bytes()),
-        (
-            "ppt/slides/_rels/slide1.xml.rels",
-            rels(&[
-                ("rImg", "image", "../media/image1.png"),
-                ("rObj", "package", "../embeddings/sheet.xlsx"),
-            ])
-            .as_bytes(),
-        ),
-        ("ppt/media/image1.png", b"\x89PNG\r\n\x1a\npreview"),
+    let slide_rels = rels(&[
+        ("rImg", "image", "../media/image1.png"),
+        ("rObj", "package", "../embeddings/sheet.xlsx"),
     ]);
+    let bytes = one_slide_deck_with(
+        &slide,
+        &[
+            ("ppt/slides/_rels/slide1.xml.rels", slide_rels.as_bytes()),
+            ("ppt/media/image1.png", b"\x89PNG\r\n\x1a\npreview"),
+        ],
+    );
     let input = Input {
         bytes: &bytes,
         file_name: "ole.pptx",
