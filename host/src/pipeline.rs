@@ -13,8 +13,8 @@ use crate::render::chunks::ChunkOptions;
 pub use crate::render::OutputFormat;
 use crate::render::{self, RenderOptions};
 use quire_plugin_api::{
-    Context, Converter, Document, Error, Input, JobOptions, Limits, OcrProvider, PluginConfig,
-    Result,
+    Context, Converter, Document, EmbeddedConverter, Error, Input, JobOptions, Limits, OcrProvider,
+    PluginConfig, Result,
 };
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -146,6 +146,41 @@ impl Engine {
             "Unsupported file type: {what}. Supported: {}",
             self.registry.supported_summary()
         ))
+    }
+
+    /// Converts a document embedded in another (see [`EmbeddedConverter`]): the same detector
+    /// and registry as for uploads, the context the outer converter's hook built.
+    fn convert_embedded(
+        &self,
+        data: &[u8],
+        name_hint: Option<&str>,
+        ctx: &mut Context<'_>,
+    ) -> Result<Document> {
+        let file_name = name_hint.unwrap_or("");
+        let detected = detect::detect(data, file_name)
+            .map_err(|e| Error::unsupported(format!("unsupported type: {}", e.what)))?;
+        if detected.encrypted {
+            return Err(Error::encrypted(format!(
+                "the embedded {} file is password-protected",
+                detected.label
+            )));
+        }
+        let descriptor = self.registry.converter_for(detected.mime).map_err(|_| {
+            Error::unsupported(format!("no converter for {} in this build", detected.label))
+        })?;
+        let converter = self.converter(descriptor.id, descriptor.factory)?;
+        let input = Input {
+            bytes: data,
+            file_name,
+            mime: detected.mime,
+        };
+        match catch_unwind(AssertUnwindSafe(|| converter.convert(&input, ctx))) {
+            Ok(r) => r,
+            Err(_) => Err(Error::internal(format!(
+                "the {} {PANIC_MESSAGE}",
+                descriptor.name
+            ))),
+        }
     }
 
     fn converter(
@@ -283,6 +318,8 @@ impl Engine {
         if let Some((id, provider)) = &ocr {
             ctx = ctx.with_ocr(id, provider.as_ref());
         }
+        let embedded = Embedded { engine: self };
+        ctx = ctx.with_embedded(&embedded);
         let input = Input {
             bytes: req.bytes,
             file_name: req.file_name,
@@ -502,4 +539,20 @@ fn run_metadata(c: &Converted, ocr_provider: Option<&str>) -> Map<String, Value>
         m.insert("warnings".into(), json!(warnings));
     }
     m
+}
+
+/// The host's [`EmbeddedConverter`]: the engine's own detector and converters.
+struct Embedded<'e> {
+    engine: &'e Engine,
+}
+
+impl EmbeddedConverter for Embedded<'_> {
+    fn convert(
+        &self,
+        data: &[u8],
+        name_hint: Option<&str>,
+        ctx: &mut Context<'_>,
+    ) -> Result<Document> {
+        self.engine.convert_embedded(data, name_hint, ctx)
+    }
 }

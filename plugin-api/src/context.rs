@@ -4,7 +4,7 @@
 //! (pages, slides, sheets, images) so a deadline or cancellation stops it cooperatively; the
 //! host also enforces a hard wall-clock and memory limit from outside, for code that loops.
 
-use crate::{Error, JobOptions, OcrImage, OcrOutput, OcrProvider, Result};
+use crate::{Document, Error, JobOptions, OcrImage, OcrOutput, OcrProvider, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -64,6 +64,24 @@ pub struct OcrRequest<'a> {
     pub provider: &'a dyn OcrProvider,
 }
 
+/// Converts a document embedded in another one (a Word `altChunk`'s HTML, RTF or DOCX part).
+/// The host provides it: it detects the bytes' type with the upload detector, picks the
+/// registered converter and runs it with the context it is handed (the outer job's options,
+/// limits, deadline and cancel flag, one level deeper). Plugins call it through
+/// [`Context::convert_embedded`], never directly.
+pub trait EmbeddedConverter: Sync {
+    fn convert(
+        &self,
+        data: &[u8],
+        name_hint: Option<&str>,
+        ctx: &mut Context<'_>,
+    ) -> Result<Document>;
+}
+
+/// How deep embedded documents are converted: the outer document is level 0, a chunk inside
+/// it level 1; a chunk at a deeper level than this is not converted.
+pub const MAX_EMBED_DEPTH: u32 = 3;
+
 /// The conversion context handed to [`crate::Converter::convert`].
 pub struct Context<'a> {
     pub limits: Limits,
@@ -75,6 +93,8 @@ pub struct Context<'a> {
     warnings: Vec<String>,
     structured_data: bool,
     options: JobOptions,
+    embedded: Option<&'a dyn EmbeddedConverter>,
+    embed_depth: u32,
 }
 
 impl<'a> Context<'a> {
@@ -90,7 +110,69 @@ impl<'a> Context<'a> {
             warnings: Vec::new(),
             structured_data: true,
             options: JobOptions::default(),
+            embedded: None,
+            embed_depth: 0,
         }
+    }
+
+    /// Offers the conversion of embedded documents ([`Context::convert_embedded`]).
+    pub fn with_embedded(mut self, converter: &'a dyn EmbeddedConverter) -> Self {
+        self.embedded = Some(converter);
+        self
+    }
+
+    /// How many documents this conversion is nested in (0 for the uploaded one).
+    pub fn embed_depth(&self) -> u32 {
+        self.embed_depth
+    }
+
+    /// Converts a document embedded in this one with whichever converter the host has for its
+    /// type. `None` when the host offers no such conversion (tests, or no hook set). Otherwise
+    /// the result of the inner conversion: an error when the type is not supported, the
+    /// nesting is deeper than [`MAX_EMBED_DEPTH`], the bytes exceed the job's inflate limit, or
+    /// the inner converter failed. The inner conversion runs with this job's options, limits,
+    /// deadline, cancel flag and OCR; its warnings are added to this context's.
+    pub fn convert_embedded(
+        &mut self,
+        data: &[u8],
+        name_hint: Option<&str>,
+    ) -> Option<Result<Document>> {
+        let converter = self.embedded?;
+        if let Err(e) = self.check() {
+            return Some(Err(e));
+        }
+        if self.embed_depth >= MAX_EMBED_DEPTH {
+            return Some(Err(Error::unsupported(format!(
+                "documents nested more than {MAX_EMBED_DEPTH} deep are not converted"
+            ))));
+        }
+        if data.len() as u64 > self.limits.max_inflated_bytes {
+            return Some(Err(Error::limit(
+                "the embedded document is larger than the configured limit",
+            )));
+        }
+        let mut inner = Context {
+            limits: self.limits.clone(),
+            deadline: self.deadline,
+            cancel: self.cancel,
+            progress: None,
+            ocr: self.ocr.as_ref().map(|o| OcrRequest {
+                provider_id: o.provider_id,
+                provider: o.provider,
+            }),
+            ocr_images: 0,
+            warnings: Vec::new(),
+            structured_data: self.structured_data,
+            options: self.options.clone(),
+            embedded: Some(converter),
+            embed_depth: self.embed_depth + 1,
+        };
+        let result = converter.convert(data, name_hint, &mut inner);
+        self.ocr_images += inner.ocr_images;
+        for w in inner.warnings {
+            self.warn(w);
+        }
+        Some(result)
     }
 
     /// Tells converters whether `Document.data` will be used (JSON output). Default true.

@@ -27,7 +27,7 @@ mod plugin;
 pub mod text;
 
 pub use config::{ImageRules, OcrConfig, PluginConfig};
-pub use context::{Context, Limits, OcrRequest, ProgressSink};
+pub use context::{Context, EmbeddedConverter, Limits, OcrRequest, ProgressSink, MAX_EMBED_DEPTH};
 pub use error::{Error, ErrorKind, Result};
 pub use model::*;
 pub use options::{JobOptions, PageRanges};

@@ -26,7 +26,7 @@ use crate::styles::{FmtDelta, Styles};
 use crate::xml::{attr, name, on_off, Ev, Xml};
 use quire_ooxml::chart::{self, Chart};
 use quire_ooxml::{Relationship, SafeZip};
-use quire_plugin_api::{Context, Image, Inline, Result, Style};
+use quire_plugin_api::{Block, Context, Image, Inline, Result, Style};
 use std::collections::HashMap;
 
 /// A block of content as read, before headings and lists are decided.
@@ -39,6 +39,8 @@ pub(crate) enum Item {
     /// A SmartArt diagram: the text of each of its points with its depth
     /// ([`quire_ooxml::diagram::nodes`]).
     Diagram(Vec<(usize, String)>),
+    /// An embedded document (`w:altChunk`) converted by the host's converter for its type.
+    Blocks(Vec<Block>),
 }
 
 #[derive(Debug, Default)]
@@ -410,12 +412,13 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
                     }
                     b"sectPr" => self.sect_pr(x)?,
                     b"altChunk" => {
-                        self.sh.alt_chunks += 1;
-                        x.skip()?
+                        let id = attr(&e, b"id");
+                        x.skip()?;
+                        self.alt_chunk(id, out)?
                     }
                     _ => x.skip()?,
                 },
-                Ev::Empty(e) if name(&e) == b"altChunk" => self.sh.alt_chunks += 1,
+                Ev::Empty(e) if name(&e) == b"altChunk" => self.alt_chunk(attr(&e, b"id"), out)?,
                 Ev::End | Ev::Eof => return Ok(()),
                 _ => {}
             }
@@ -438,6 +441,40 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
                 _ => {}
             }
         }
+    }
+
+    /// An embedded document (`w:altChunk r:id`): its part converted through the host's hook
+    /// ([`Context::convert_embedded`]) and its blocks put in its place. Without the hook the
+    /// chunk is counted for the "left out" warning; a chunk the host could not convert is
+    /// warned about on its own, with the reason. External targets are never fetched.
+    fn alt_chunk(&mut self, id: Option<String>, out: &mut Vec<Item>) -> Result<()> {
+        let rel = id.and_then(|id| self.rels.get(&id)).cloned();
+        let Some(rel) = rel.filter(|r| !r.external) else {
+            self.sh.alt_chunks += 1;
+            return Ok(());
+        };
+        let Some(bytes) = self.sh.zip.read(&rel.target)? else {
+            self.sh.alt_chunks += 1;
+            return Ok(());
+        };
+        let data = crate::mht::html_of(&bytes).unwrap_or(bytes);
+        match self.sh.ctx.convert_embedded(&data, Some(&rel.target)) {
+            None => self.sh.alt_chunks += 1,
+            Some(Ok(doc)) => {
+                let blocks: Vec<Block> = doc.parts.into_iter().flat_map(|p| p.blocks).collect();
+                if !blocks.is_empty() {
+                    out.push(Item::Blocks(blocks));
+                }
+            }
+            Some(Err(e)) if e.kind() == quire_plugin_api::ErrorKind::Timeout => return Err(e),
+            Some(Err(e)) => self.sh.ctx.warn(format!(
+                "The document embeds another document ({}) that could not be converted \
+                 ({}); its content was left out.",
+                rel.target.rsplit('/').next().unwrap_or(&rel.target),
+                e.message().trim_end_matches('.')
+            )),
+        }
+        Ok(())
     }
 
     fn sect_pr<'a>(&mut self, x: &mut Xml<'a>) -> Result<()> {

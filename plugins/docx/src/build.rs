@@ -275,6 +275,10 @@ impl Builder<'_> {
                     lists.flush(&mut out);
                     out.extend(quire_ooxml::diagram::to_list(texts));
                 }
+                Item::Blocks(blocks) => {
+                    lists.flush(&mut out);
+                    out.extend(blocks);
+                }
             }
         }
         lists.flush(&mut out);
@@ -436,6 +440,16 @@ impl Builder<'_> {
                             out.push(Inline::Break);
                         }
                         out.push(Inline::plain(format!("• {t}")));
+                    }
+                }
+                Item::Blocks(blocks) => {
+                    for block in blocks {
+                        let mut text = String::new();
+                        blocks_text(std::slice::from_ref(&block), &mut text);
+                        let text = text.trim();
+                        if !text.is_empty() {
+                            flat_row(vec![vec![Inline::plain(text)]], out);
+                        }
                     }
                 }
                 Item::Chart(chart) => {

@@ -22,6 +22,7 @@ mod body;
 mod build;
 mod math;
 mod media;
+mod mht;
 mod numbering;
 mod styles;
 mod xml;

@@ -915,3 +915,157 @@ fn a_drop_cap_joins_the_paragraph_it_starts() {
     let doc = run(&docx(&format!("{framed}{}", p("Next.")), &[]));
     assert_eq!(blocks(&doc).len(), 2);
 }
+
+/// A host stand-in for embedded documents: a DOCX goes back through this converter, anything
+/// else is read as lines of text, the first a heading.
+struct FakeEmbedded;
+
+impl quire_plugin_api::EmbeddedConverter for FakeEmbedded {
+    fn convert(
+        &self,
+        data: &[u8],
+        _name_hint: Option<&str>,
+        ctx: &mut Context<'_>,
+    ) -> Result<Document> {
+        if data.starts_with(b"PK") {
+            return convert(data, ctx);
+        }
+        if data.starts_with(b"{\\rtf") {
+            return Err(quire_plugin_api::Error::unsupported("no converter for RTF"));
+        }
+        let text = String::from_utf8_lossy(data);
+        let mut lines = text.lines();
+        let mut part = quire_plugin_api::Part::new(quire_plugin_api::PartKind::Section, 1);
+        if let Some(h) = lines.next() {
+            part.blocks.push(Block::heading(1, h));
+        }
+        part.blocks.extend(lines.map(Block::text));
+        let mut doc = Document::new(quire_plugin_api::DocumentKind::Flowing, "Text");
+        doc.parts.push(part);
+        Ok(doc)
+    }
+}
+
+/// A DOCX whose main part has these extra relationships and parts.
+fn docx_with_rels(body: &str, rels: &str, extra: &[(&str, &[u8])]) -> Vec<u8> {
+    let doc = document(body);
+    let doc_rels = DOC_RELS.replace("</Relationships>", &format!("{rels}</Relationships>"));
+    let mut entries: Vec<(&str, &[u8])> = vec![
+        ("_rels/.rels", PKG_RELS.as_bytes()),
+        ("word/document.xml", doc.as_bytes()),
+        ("word/_rels/document.xml.rels", doc_rels.as_bytes()),
+        ("word/styles.xml", STYLES.as_bytes()),
+        ("word/numbering.xml", NUMBERING.as_bytes()),
+    ];
+    entries.extend_from_slice(extra);
+    zip(&entries)
+}
+
+fn chunk_rel(id: &str, target: &str, external: bool) -> String {
+    format!(
+        r#"<Relationship Id="{id}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/aFChunk" Target="{target}"{}/>"#,
+        if external {
+            r#" TargetMode="External""#
+        } else {
+            ""
+        }
+    )
+}
+
+#[test]
+fn embedded_documents_are_spliced_in_place_through_the_hook() {
+    let body = [
+        p("Before"),
+        r#"<w:altChunk r:id="rId40"/>"#.to_owned(),
+        p("After"),
+    ]
+    .concat();
+    let bytes = docx_with_rels(
+        &body,
+        &chunk_rel("rId40", "afchunk.htm", false),
+        &[("word/afchunk.htm", b"Inner title\nInner text")],
+    );
+    let hook = FakeEmbedded;
+    let mut ctx = Context::new().with_embedded(&hook);
+    let doc = convert(&bytes, &mut ctx).expect("converts");
+    assert_eq!(
+        blocks(&doc),
+        &[
+            Block::text("Before"),
+            Block::heading(1, "Inner title"),
+            Block::text("Inner text"),
+            Block::text("After"),
+        ]
+    );
+    assert!(ctx.warnings().is_empty(), "{:?}", ctx.warnings());
+    // Without the hook: the old warning, and the surrounding text only.
+    let mut ctx = Context::new();
+    let doc = convert(&bytes, &mut ctx).expect("converts");
+    assert_eq!(blocks(&doc), &[Block::text("Before"), Block::text("After")]);
+    assert_eq!(ctx.warnings().len(), 1);
+    assert!(ctx.warnings()[0].contains("embeds another document"));
+}
+
+#[test]
+fn embedded_documents_external_or_unconvertible_are_left_out_with_a_warning() {
+    let body = [
+        r#"<w:altChunk r:id="rId40"/>"#,
+        r#"<w:altChunk r:id="rId41"/>"#,
+        &p("Kept"),
+    ]
+    .concat();
+    let rels = [
+        chunk_rel("rId40", "http://example.invalid/x.htm", true),
+        chunk_rel("rId41", "chunk.rtf", false),
+    ]
+    .concat();
+    let bytes = docx_with_rels(&body, &rels, &[("word/chunk.rtf", b"{\\rtf1 x}")]);
+    let hook = FakeEmbedded;
+    let mut ctx = Context::new().with_embedded(&hook);
+    let doc = convert(&bytes, &mut ctx).expect("converts");
+    assert_eq!(blocks(&doc), &[Block::text("Kept")]);
+    let w = ctx.warnings();
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(
+        w.iter()
+            .any(|m| m.contains("(chunk.rtf)") && m.contains("no converter for RTF")),
+        "{w:?}"
+    );
+    assert!(
+        w.iter()
+            .any(|m| m.contains("embeds another document (an HTML")),
+        "{w:?}"
+    );
+}
+
+#[test]
+fn embedded_documents_nest_to_a_limited_depth() {
+    // A DOCX that embeds itself: converted MAX_EMBED_DEPTH levels deep, then a warning.
+    fn nested(level: u32) -> Vec<u8> {
+        let body = [
+            p(&format!("Level {level}")),
+            r#"<w:altChunk r:id="rId40"/>"#.to_owned(),
+        ]
+        .concat();
+        let inner = if level < 6 {
+            nested(level + 1)
+        } else {
+            Vec::new()
+        };
+        docx_with_rels(
+            &body,
+            &chunk_rel("rId40", "inner.docx", false),
+            &[("word/inner.docx", &inner)],
+        )
+    }
+    let hook = FakeEmbedded;
+    let mut ctx = Context::new().with_embedded(&hook);
+    let doc = convert(&nested(0), &mut ctx).expect("converts");
+    let expected: Vec<Block> = (0..=quire_plugin_api::MAX_EMBED_DEPTH)
+        .map(|l| Block::text(format!("Level {l}")))
+        .collect();
+    assert_eq!(blocks(&doc), expected.as_slice());
+    let w = ctx.warnings();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains("nested more than 3 deep"), "{w:?}");
+}
