@@ -55,9 +55,7 @@ fn format_of(image: &Image) -> Option<ImageFormat> {
 pub fn normalize(image: &mut Image, rules: &ImageRules, max_pixels: u64) {
     let Some(format) = format_of(image) else {
         // A metafile's words are kept as the picture's text (see `metafile`).
-        if image.ocr_text.is_none()
-            && (crate::metafile::is_emf(&image.data) || crate::metafile::is_wmf(&image.data))
-        {
+        if image.ocr_text.is_none() {
             image.ocr_text = crate::metafile::text(&image.data);
         }
         image.skipped = Some(format!(
