@@ -2,8 +2,33 @@
 # The whole test suite, as CI runs it: set-up, format, lints, every test (with a real Redis),
 # every plugin subset, and the shared corpus when ../shared/corpus is present.
 set -euo pipefail
+# Nothing here reads the terminal. cargo lets rustc inherit stdin when it asks rustc about the
+# target (`rustc - --print ...`), and rustc then compiles whatever stdin holds: a CI runner whose
+# stdin carried earlier log lines failed the tests step that way. Read from /dev/null instead.
+exec </dev/null
 cd "$(dirname "$0")/.."
 step() { printf '\n==> %s\n' "$*"; }
+
+# cargo learns about the target by running `rustc - --print=...` on an empty probe. A rustc wrapper
+# on a CI runner once answered that probe with another compilation's stderr (the tests step failed
+# with "failed to run `rustc` to learn about target-specific information" before building anything).
+# That failure is the runner's, and it comes before any work, so such a cargo command is run once
+# more; every other failure stands. Exported, so the check scripts' cargo commands get it too.
+cargo() {
+  local err rc=0
+  err=$(mktemp)
+  command cargo "$@" 2> >(tee "$err" >&2) || rc=$?
+  wait $! 2>/dev/null || true
+  if ((rc != 0)) && grep -q 'to learn about target-specific information' "$err"; then
+    rm -f "$err"
+    printf 'cargo could not query rustc about the target; running the command once more\n' >&2
+    command cargo "$@"
+    return
+  fi
+  rm -f "$err"
+  return "$rc"
+}
+export -f cargo
 
 step "set-up"
 scripts/setup.sh --test
