@@ -15,10 +15,11 @@ step() { printf '\n==> %s\n' "$*"; }
 # That failure is the runner's, and it comes before any work, so such a cargo command is run once
 # more; every other failure stands. Exported, so the check scripts' cargo commands get it too.
 cargo() {
-  local err rc=0
+  local - err rc
+  set +e -o pipefail
   err=$(mktemp)
-  command cargo "$@" 2> >(tee "$err" >&2) || rc=$?
-  wait $! 2>/dev/null || true
+  # stdout as it is; stderr shown and kept (through fd 3, so the pipe carries stderr alone).
+  { command cargo "$@" 2>&1 1>&3 3>&- | tee "$err" 1>&2 3>&-; rc=${PIPESTATUS[0]}; } 3>&1
   if ((rc != 0)) && grep -q 'to learn about target-specific information' "$err"; then
     rm -f "$err"
     printf 'cargo could not query rustc about the target; running the command once more\n' >&2
