@@ -254,9 +254,13 @@ impl<'c> Builder<'c> {
                     alt: String::new(),
                 });
             }
-            Tag::DefinitionList | Tag::DefinitionListTitle | Tag::DefinitionListDefinition => {
-                self.close_leaf()
+            // A term is a bold paragraph and its definitions the blocks under it, as the HTML
+            // plugin writes `<dt>` and `<dd>`: the model has no definition list.
+            Tag::DefinitionListTitle => {
+                self.close_leaf();
+                self.bold += 1;
             }
+            Tag::DefinitionList | Tag::DefinitionListDefinition => self.close_leaf(),
         }
     }
 
@@ -268,9 +272,12 @@ impl<'c> Builder<'c> {
             | TagEnd::HtmlBlock
             | TagEnd::MetadataBlock(_)
             | TagEnd::TableCell
-            | TagEnd::DefinitionListTitle
             | TagEnd::DefinitionListDefinition
             | TagEnd::DefinitionList => self.close_leaf(),
+            TagEnd::DefinitionListTitle => {
+                self.close_leaf();
+                self.bold = self.bold.saturating_sub(1);
+            }
             TagEnd::BlockQuote(_)
             | TagEnd::List(_)
             | TagEnd::Item
@@ -465,6 +472,7 @@ impl<'c> Builder<'c> {
             LeafKind::Paragraph | LeafKind::Heading(_) | LeafKind::Cell
         ) {
             crate::pandoc::drop_attributes(&mut inlines, matches!(kind, LeafKind::Heading(_)));
+            crate::pandoc::drop_script_marks(&mut inlines);
         }
         compact(&mut inlines);
         match kind {

@@ -37,6 +37,15 @@ pub const DESCRIPTOR: ConverterDescriptor = ConverterDescriptor {
 
 register_converter!(DESCRIPTOR);
 
+/// The pulldown-cmark extensions the converter reads.
+pub(crate) const OPTIONS: Options = Options::ENABLE_TABLES
+    .union(Options::ENABLE_STRIKETHROUGH)
+    .union(Options::ENABLE_TASKLISTS)
+    .union(Options::ENABLE_FOOTNOTES)
+    .union(Options::ENABLE_DEFINITION_LIST)
+    .union(Options::ENABLE_SUPERSCRIPT)
+    .union(Options::ENABLE_SUBSCRIPT);
+
 fn factory(_config: &PluginConfig) -> Result<Box<dyn Converter>> {
     Ok(Box::new(MarkdownConverter))
 }
@@ -58,10 +67,11 @@ impl Converter for MarkdownConverter {
         }
         // Front matter is pandoc's (`pandoc::front_matter`): pulldown-cmark's metadata blocks
         // would also take a `---` … `---` from the middle of the text.
-        let options = Options::ENABLE_TABLES
-            | Options::ENABLE_STRIKETHROUGH
-            | Options::ENABLE_TASKLISTS
-            | Options::ENABLE_FOOTNOTES;
+        // Definition lists (`Term` then `: definition`), superscript (`^2^`) and subscript
+        // (`~2~`) are pandoc's and PHP Markdown Extra's: without them their markers stayed in
+        // the text. A single tilde is subscript, as pandoc reads it (GFM reads it as
+        // strikethrough; `~~x~~` is strikethrough either way).
+        let options = OPTIONS;
         let stripped = without_grounding_lines(&decoded.text);
         let source = stripped.as_deref().unwrap_or(&decoded.text);
         let check = || ctx.check();

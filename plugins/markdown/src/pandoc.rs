@@ -1263,6 +1263,58 @@ fn attributes_len(s: &str) -> Option<usize> {
     ok.then_some(end + 2)
 }
 
+/// Drops the markers of pandoc's superscript and subscript inside a word (`x^2^`, `H~2~O`),
+/// which pulldown-cmark, like `_`, does not open or close there: a `^` or single `~`, then one
+/// or more characters none of which is white space or the marker, then the same marker. A
+/// subscript's text holds no `/` or `\`, so a path's `~` (`PROGRA~1\MICROS~1`) stays.
+pub fn drop_script_marks(inlines: &mut [Inline]) {
+    for inline in inlines {
+        if let Inline::Text { text, .. } = inline {
+            if text.contains(['^', '~']) {
+                if let Some(fixed) = without_script_marks(text) {
+                    *text = fixed;
+                }
+            }
+        }
+    }
+}
+
+fn without_script_marks(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let mut drop = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let m = b[i];
+        let tilde = m == b'~';
+        if (m == b'^' || tilde) && !(tilde && (i > 0 && b[i - 1] == b'~')) {
+            let close = b[i + 1..]
+                .iter()
+                .position(|&c| c == m || c.is_ascii_whitespace() || (tilde && (c == b'/' || c == b'\\')))
+                .map(|k| i + 1 + k);
+            if let Some(j) = close.filter(|&j| j > i + 1 && b[j] == m) {
+                if !(tilde && b.get(j + 1) == Some(&b'~')) && !text[i + 1..j].chars().any(char::is_whitespace) {
+                    drop.push(i);
+                    drop.push(j);
+                    i = j + 1;
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
+    if drop.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    for at in drop {
+        out.push_str(&text[from..at]);
+        from = at + 1;
+    }
+    out.push_str(&text[from..]);
+    Some(out)
+}
+
 /// Drops what pandoc's attribute syntax leaves as text in CommonMark: a bracketed span's
 /// brackets and attributes (`[word]{.underline}` reads "word"), the attributes after a link
 /// or image (`[a](b){.c}`), and, in a heading, trailing attributes (`# Title {#id}`).

@@ -605,3 +605,48 @@ fn hugo_toml_front_matter_is_metadata() {
     let doc = convert("+++\nJust text\n+++\n");
     assert!(format!("{:?}", blocks(&doc)).contains("Just text"));
 }
+
+#[test]
+fn definition_lists_superscript_and_subscript_lose_their_markers() {
+    // pandoc's and PHP Markdown Extra's definition lists: the term is a bold paragraph and each
+    // definition its blocks, as `<dt>` and `<dd>` read; `^…^` and `~…~` are pandoc's raised
+    // and lowered text, `~~…~~` still strikethrough.
+    let doc = convert(
+        "Apple\n:   A red fruit.\n\n    Grown in orchards.\n\nPear\n: Green.\n\nH~2~O and x^2^ are ~~gone~~.\n",
+    );
+    let b = blocks(&doc);
+    assert_eq!(
+        b,
+        [
+            Block::Paragraph(vec![Inline::styled("Apple", Style::BOLD)]),
+            Block::text("A red fruit."),
+            Block::text("Grown in orchards."),
+            Block::Paragraph(vec![Inline::styled("Pear", Style::BOLD)]),
+            Block::text("Green."),
+            Block::Paragraph(vec![
+                Inline::plain("H2O and x2 are "),
+                Inline::styled(
+                    "gone",
+                    Style {
+                        strike: true,
+                        ..Style::PLAIN
+                    }
+                ),
+                Inline::plain("."),
+            ]),
+        ],
+        "{b:#?}"
+    );
+    // A colon line with no term above it stays text, and so do carets and tildes that pair
+    // over white space or a path.
+    let doc = convert(": not a definition\n");
+    assert_eq!(blocks(&doc), [Block::text(": not a definition")]);
+    let doc = convert("2^10 is 1024 and 3^5 is 243; C:\\PROGRA~1\\MICROS~1 and a^b^c and `x^2^`\n");
+    assert_eq!(
+        blocks(&doc),
+        [Block::Paragraph(vec![
+            Inline::plain("2^10 is 1024 and 3^5 is 243; C:\\PROGRA~1\\MICROS~1 and abc and "),
+            Inline::Code("x^2^".into()),
+        ])]
+    );
+}
