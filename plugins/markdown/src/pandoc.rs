@@ -1286,13 +1286,17 @@ fn without_script_marks(text: &str) -> Option<String> {
     while i < b.len() {
         let m = b[i];
         let tilde = m == b'~';
-        if (m == b'^' || tilde) && !(tilde && (i > 0 && b[i - 1] == b'~')) {
+        if m == b'^' || (tilde && (i == 0 || b[i - 1] != b'~')) {
             let close = b[i + 1..]
                 .iter()
-                .position(|&c| c == m || c.is_ascii_whitespace() || (tilde && (c == b'/' || c == b'\\')))
+                .position(|&c| {
+                    c == m || c.is_ascii_whitespace() || (tilde && (c == b'/' || c == b'\\'))
+                })
                 .map(|k| i + 1 + k);
             if let Some(j) = close.filter(|&j| j > i + 1 && b[j] == m) {
-                if !(tilde && b.get(j + 1) == Some(&b'~')) && !text[i + 1..j].chars().any(char::is_whitespace) {
+                let doubled = tilde && b.get(j + 1) == Some(&b'~');
+                let spaced = text[i + 1..j].chars().any(char::is_whitespace);
+                if !doubled && !spaced {
                     drop.push(i);
                     drop.push(j);
                     i = j + 1;
