@@ -59,6 +59,9 @@ pub struct Shape {
     /// Offset in slide EMU, when the shape (or its layout placeholder) has one.
     pub pos: Option<(i64, i64)>,
     pub content: Content,
+    /// The text body's own list style (`a:lstStyle`), when it says anything of bullets or
+    /// margins.
+    pub levels: Option<Box<text::Levels>>,
 }
 
 /// An affine map from a group's child coordinates to its parent's.
@@ -236,6 +239,7 @@ fn read_sp(
     let mut placeholder = None;
     let mut pos = None;
     let mut paras = Vec::new();
+    let mut levels = None;
     loop {
         match reader.read_event() {
             Ok(Event::Start(e)) | Ok(Event::Empty(e)) => match e.local_name().as_ref() {
@@ -250,7 +254,7 @@ fn read_sp(
                         pos = Some(tf.apply((x, y)));
                     }
                 }
-                b"txBody" => paras = text::read_body(reader, rels),
+                b"txBody" => (paras, levels) = text::read_body_and_levels(reader, rels),
                 _ => {}
             },
             Ok(Event::End(e)) if e.name().as_ref() == end.as_slice() => break,
@@ -265,6 +269,7 @@ fn read_sp(
         placeholder,
         pos,
         content: Content::Text(paras),
+        levels,
     })
 }
 
@@ -295,6 +300,7 @@ fn read_pic(reader: &mut Reader<&[u8]>, start: &BytesStart<'_>, tf: &Transform) 
     Shape {
         placeholder: None,
         pos,
+        levels: None,
         content: Content::Picture {
             embed: embed.filter(|e| !e.is_empty()),
             descr,
@@ -354,6 +360,7 @@ fn read_frame(
         placeholder: None,
         pos,
         content: content?,
+        levels: None,
     })
 }
 

@@ -13,13 +13,58 @@ use quire_ooxml::chart;
 use quire_ooxml::{relationships, Relationship, SafeZip};
 use quire_plugin_api::{Block, Cell, Context, Inline, Part, Result, Style, Table};
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
-type Positions = Vec<(Placeholder, (i64, i64))>;
+/// A layout's or master's placeholder: where a slide's placeholder of its kind stands when it
+/// says nothing itself, and the list style its text inherits.
+struct Template {
+    placeholder: Placeholder,
+    pos: Option<(i64, i64)>,
+    levels: Option<Box<text::Levels>>,
+}
 
-/// What is shared between slides: layout/master placeholder positions, images counted.
+/// A layout's or master's placeholders, and a master's body text style (`p:bodyStyle`).
+#[derive(Default)]
+struct Templates {
+    placeholders: Vec<Template>,
+    body_style: Option<Box<text::Levels>>,
+}
+
+impl Templates {
+    /// The layout placeholder a slide placeholder inherits from: by `idx`, then by type.
+    fn in_layout(&self, ph: &Placeholder) -> Option<&Template> {
+        let list = &self.placeholders;
+        ph.idx
+            .as_ref()
+            .and_then(|idx| {
+                list.iter()
+                    .find(|t| t.placeholder.idx.as_ref() == Some(idx))
+            })
+            .or_else(|| list.iter().find(|t| t.placeholder.kind == ph.kind))
+    }
+
+    /// The layout placeholder whose text style a slide placeholder inherits: the one of its
+    /// `idx` when it has one (another placeholder of its type is another text box), else the
+    /// one of its type.
+    fn style_in_layout(&self, ph: &Placeholder) -> Option<&Template> {
+        self.placeholders.iter().find(|t| match &ph.idx {
+            Some(idx) => t.placeholder.idx.as_ref() == Some(idx),
+            None => t.placeholder.kind == ph.kind,
+        })
+    }
+
+    /// The master placeholder a slide or layout placeholder inherits from, by the master's type.
+    fn in_master(&self, ph: &Placeholder) -> Option<&Template> {
+        self.placeholders
+            .iter()
+            .find(|t| master_kind(&t.placeholder.kind) == master_kind(&ph.kind))
+    }
+}
+
+/// What is shared between slides: layout/master placeholders, images counted.
 #[derive(Default)]
 pub struct State {
-    positions: HashMap<String, Positions>,
+    templates: HashMap<String, Rc<Templates>>,
     images: u32,
     /// Footer texts already shown: a footer repeated on every slide is shown once, where it
     /// first appears (a varying footer is shown on each slide that carries it).
@@ -45,32 +90,66 @@ fn master_kind(kind: &str) -> &str {
     }
 }
 
-fn placeholder_positions(zip: &mut SafeZip<'_>, part: &str, state: &mut State) -> Positions {
-    if let Some(p) = state.positions.get(part) {
-        return p.clone();
+/// A body placeholder, whose paragraphs are list items unless their styles say otherwise.
+fn is_body(p: &Option<Placeholder>) -> bool {
+    p.as_ref()
+        .is_some_and(|p| p.kind == "body" || p.kind == "obj")
+}
+
+fn templates(zip: &mut SafeZip<'_>, part: &str, state: &mut State) -> Rc<Templates> {
+    if let Some(t) = state.templates.get(part) {
+        return Rc::clone(t);
     }
     let rels = relationships(zip, part).unwrap_or_default();
-    let found: Positions = match zip.read(part) {
-        Ok(Some(xml)) => shapes::read_shapes(&xml, &rels)
-            .into_iter()
-            .filter_map(|s| Some((s.placeholder?, s.pos?)))
-            .collect(),
-        _ => Vec::new(),
+    let found = match zip.read(part) {
+        Ok(Some(xml)) => Templates {
+            placeholders: shapes::read_shapes(&xml, &rels)
+                .into_iter()
+                .filter_map(|s| {
+                    Some(Template {
+                        placeholder: s.placeholder?,
+                        pos: s.pos,
+                        levels: s.levels,
+                    })
+                })
+                .collect(),
+            body_style: body_style(&xml),
+        },
+        _ => Templates::default(),
     };
-    state.positions.insert(part.to_owned(), found.clone());
+    let found = Rc::new(found);
+    state.templates.insert(part.to_owned(), Rc::clone(&found));
     found
 }
 
-fn inherit_positions(
+/// A master's `p:txStyles/p:bodyStyle` levels.
+fn body_style(xml: &[u8]) -> Option<Box<text::Levels>> {
+    let mut reader = Reader::from_reader(xml);
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(e)) if e.local_name().as_ref() == b"bodyStyle" => {
+                return text::read_levels(&mut reader);
+            }
+            Ok(Event::Eof) | Err(_) => return None,
+            _ => {}
+        }
+    }
+}
+
+/// Fills in what the slide's placeholders inherit from its layout and master: a position, and
+/// for a body placeholder's paragraphs the bullet and margin of their level
+/// ([`text::inherit_levels`]: the shape's own list style, the layout placeholder's, the master
+/// placeholder's, the master's body style).
+fn inherit(
     zip: &mut SafeZip<'_>,
     rels: &HashMap<String, Relationship>,
     shapes: &mut [Shape],
     state: &mut State,
 ) {
-    if shapes
-        .iter()
-        .all(|s| s.pos.is_some() || s.placeholder.is_none())
-    {
+    if shapes.iter().all(|s| {
+        (s.pos.is_some() || s.placeholder.is_none())
+            && !(is_body(&s.placeholder) && matches!(s.content, Content::Text(_)))
+    }) {
         return;
     }
     let Some(layout) = rels
@@ -80,36 +159,41 @@ fn inherit_positions(
     else {
         return;
     };
-    let layout_pos = placeholder_positions(zip, &layout, state);
+    let layout_t = templates(zip, &layout, state);
     let master = relationships(zip, &layout)
         .unwrap_or_default()
         .into_values()
         .find(|r| r.kind == "slideMaster" && !r.external)
         .map(|r| r.target);
-    let master_pos = master
-        .map(|m| placeholder_positions(zip, &m, state))
+    let master_t = master
+        .map(|m| templates(zip, &m, state))
         .unwrap_or_default();
-    for s in shapes.iter_mut().filter(|s| s.pos.is_none()) {
+    for s in shapes.iter_mut() {
         let Some(ph) = &s.placeholder else { continue };
-        let by_idx = ph
-            .idx
-            .as_ref()
-            .and_then(|idx| layout_pos.iter().find(|(p, _)| p.idx.as_ref() == Some(idx)));
-        let by_kind = |list: &Positions| {
-            list.iter()
-                .find(|(p, _)| p.kind == ph.kind)
-                .map(|(_, pos)| *pos)
-        };
-        let in_master = || {
-            master_pos
-                .iter()
-                .find(|(p, _)| master_kind(&p.kind) == master_kind(&ph.kind))
-                .map(|(_, pos)| *pos)
-        };
-        s.pos = by_idx
-            .map(|(_, pos)| *pos)
-            .or_else(|| by_kind(&layout_pos))
-            .or_else(in_master);
+        let in_layout = layout_t.in_layout(ph);
+        let in_master = master_t.in_master(ph);
+        if s.pos.is_none() {
+            s.pos = in_layout.and_then(|t| t.pos).or_else(|| in_master?.pos);
+        }
+        if !is_body(&s.placeholder) {
+            continue;
+        }
+        if let Content::Text(paras) = &mut s.content {
+            let styles: Vec<&text::Levels> = [
+                s.levels.as_deref(),
+                layout_t
+                    .style_in_layout(ph)
+                    .and_then(|t| t.levels.as_deref()),
+                in_master.and_then(|t| t.levels.as_deref()),
+                master_t.body_style.as_deref(),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            if !styles.is_empty() {
+                text::inherit_levels(paras, &styles);
+            }
+        }
     }
 }
 
@@ -129,7 +213,7 @@ pub fn convert(
     let rels = relationships(zip, part_name)?;
     let mut shapes = shapes::read_shapes(&xml, &rels);
     drop(xml);
-    inherit_positions(zip, &rels, &mut shapes, state);
+    inherit(zip, &rels, &mut shapes, state);
 
     // the title first
     if let Some(i) = shapes.iter().position(|s| {

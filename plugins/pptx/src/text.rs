@@ -16,6 +16,91 @@ pub enum Bullet {
     Number,
 }
 
+/// What a list style (`a:lstStyle`, a master's `p:bodyStyle`) says of one paragraph level
+/// (`a:lvl1pPr` … `a:lvl9pPr`): its bullet and its text's left margin, when it says them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LevelStyle {
+    pub bullet: Option<Bullet>,
+    pub margin: Option<i64>,
+}
+
+/// A list style's nine levels.
+pub type Levels = [LevelStyle; 9];
+
+/// Reads the `a:lvlNpPr` children of the list style element just opened (`a:lstStyle`,
+/// `p:bodyStyle`), up to its end. `None` when it says nothing of bullets or margins.
+pub fn read_levels(reader: &mut Reader<&[u8]>) -> Option<Box<Levels>> {
+    let mut levels: Levels = Default::default();
+    let mut current: Option<usize> = None;
+    let mut depth = 1usize;
+    let mut said = false;
+    loop {
+        let (e, empty) = match reader.read_event() {
+            Ok(Event::Start(e)) => {
+                depth += 1;
+                (e, false)
+            }
+            Ok(Event::Empty(e)) => (e, true),
+            Ok(Event::End(e)) => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+                if level_index(e.local_name().as_ref()).is_some() {
+                    current = None;
+                }
+                continue;
+            }
+            Ok(Event::Eof) | Err(_) => break,
+            _ => continue,
+        };
+        let name = e.local_name();
+        if let Some(k) = level_index(name.as_ref()) {
+            let margin = crate::shapes::attr(&e, b"marL").and_then(|v| v.parse().ok());
+            levels[k].margin = margin;
+            said |= margin.is_some();
+            current = (!empty).then_some(k);
+            continue;
+        }
+        let Some(k) = current else { continue };
+        let bullet = match name.as_ref() {
+            b"buNone" => Bullet::None,
+            b"buChar" | b"buBlip" => Bullet::Char,
+            b"buAutoNum" => Bullet::Number,
+            _ => continue,
+        };
+        levels[k].bullet = Some(bullet);
+        said = true;
+    }
+    said.then(|| Box::new(levels))
+}
+
+/// `lvl1pPr` … `lvl9pPr` as 0 … 8.
+fn level_index(name: &[u8]) -> Option<usize> {
+    match name {
+        [b'l', b'v', b'l', d @ b'1'..=b'9', b'p', b'P', b'r'] => Some(usize::from(d - b'1')),
+        _ => None,
+    }
+}
+
+/// Gives the paragraphs of a body placeholder what their shape's, layout's and master's list
+/// styles say of their level, nearest first (`styles`), where the paragraph says nothing
+/// itself: a bullet of `buNone` (a layout's text placeholder without bullets; before, every
+/// paragraph of it was a list item) and the text's left margin.
+pub fn inherit_levels(paras: &mut [Para], styles: &[&Levels]) {
+    for p in paras {
+        let level = usize::from(p.level).min(8);
+        if p.bullet == Bullet::Inherit
+            && styles.iter().find_map(|s| s[level].bullet) == Some(Bullet::None)
+        {
+            p.bullet = Bullet::None;
+        }
+        if p.margin.is_none() {
+            p.margin = styles.iter().find_map(|s| s[level].margin);
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Para {
     pub level: u8,
@@ -54,6 +139,15 @@ fn flag(v: Option<String>) -> bool {
 
 /// Reads paragraphs until the end of the current text body element.
 pub fn read_body(reader: &mut Reader<&[u8]>, rels: &HashMap<String, Relationship>) -> Vec<Para> {
+    read_body_and_levels(reader, rels).0
+}
+
+/// [`read_body`], with the body's own list style ([`read_levels`]).
+pub fn read_body_and_levels(
+    reader: &mut Reader<&[u8]>,
+    rels: &HashMap<String, Relationship>,
+) -> (Vec<Para>, Option<Box<Levels>>) {
+    let mut levels = None;
     let mut paras = Vec::new();
     let mut depth = 1usize;
     let mut para: Option<Para> = None;
@@ -96,6 +190,11 @@ pub fn read_body(reader: &mut Reader<&[u8]>, rels: &HashMap<String, Relationship
             _ => continue,
         };
         match e.local_name().as_ref() {
+            b"lstStyle" if !empty && para.is_none() => {
+                // read to its end, which the depth count then never sees
+                depth -= 1;
+                levels = read_levels(reader);
+            }
             b"p" => {
                 para = Some(Para {
                     level: 0,
@@ -161,7 +260,7 @@ pub fn read_body(reader: &mut Reader<&[u8]>, rels: &HashMap<String, Relationship
         }
     }
     paras.retain(|p| !p.plain_text().trim().is_empty());
-    paras
+    (paras, levels)
 }
 
 fn push_text(p: &mut Para, text: &str, style: Style, link: Option<&str>) {

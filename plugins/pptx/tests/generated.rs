@@ -543,3 +543,69 @@ fn an_embedded_objects_preview_picture_stands_for_it() {
         .expect("converts");
     assert_eq!(text_of(&doc.parts[0].blocks), ["Figures", "I:image/png"]);
 }
+
+/// A presentation of one slide with its layout and master.
+fn deck_with_layout(slide: &str, layout: &str, master: &str) -> Vec<u8> {
+    let slide_rels = rels(&[("rL", "slideLayout", "../slideLayouts/slideLayout1.xml")]);
+    let layout_rels = rels(&[("rM", "slideMaster", "../slideMasters/slideMaster1.xml")]);
+    one_slide_deck_with(
+        slide,
+        &[
+            ("ppt/slides/_rels/slide1.xml.rels", slide_rels.as_bytes()),
+            ("ppt/slideLayouts/slideLayout1.xml", layout.as_bytes()),
+            (
+                "ppt/slideLayouts/_rels/slideLayout1.xml.rels",
+                layout_rels.as_bytes(),
+            ),
+            ("ppt/slideMasters/slideMaster1.xml", master.as_bytes()),
+        ],
+    )
+}
+
+#[test]
+fn a_body_placeholder_without_bullets_in_its_layout_gives_paragraphs() {
+    // A template's text placeholder: its layout's list style sets `buNone` on the first level,
+    // the master's body style bullets every level. The slide's paragraphs say nothing of
+    // bullets. First-level paragraphs are text; a second-level one is a list item, and so is
+    // every paragraph of a content placeholder the layout leaves to the master.
+    let placeholder = |idx: &str, lst: &str, paras: &str| {
+        format!(
+            r#"<p:sp><p:nvSpPr><p:cNvPr id="3" name="b"/><p:cNvSpPr/><p:nvPr><p:ph idx="{idx}"/></p:nvPr></p:nvSpPr><p:spPr><a:xfrm><a:off x="0" y="{idx}000"/><a:ext cx="100" cy="100"/></a:xfrm></p:spPr><p:txBody><a:bodyPr/><a:lstStyle>{lst}</a:lstStyle>{paras}</p:txBody></p:sp>"#
+        )
+    };
+    let level2 = r#"<a:p><a:pPr lvl="1"/><a:r><a:t>A point</a:t></a:r></a:p>"#;
+    let s = slide(
+        &(placeholder(
+            "1",
+            "",
+            &(para("An opening sentence.") + level2 + &para("A closing sentence.")),
+        ) + &placeholder("2", "", &(para("one") + &para("two")))),
+    );
+    let layout = format!(
+        r#"<p:sldLayout {P}><p:cSld><p:spTree>{}</p:spTree></p:cSld></p:sldLayout>"#,
+        placeholder(
+            "1",
+            r#"<a:lvl1pPr marL="0" indent="0"><a:buNone/></a:lvl1pPr>"#,
+            ""
+        )
+    );
+    let master = format!(
+        r#"<p:sldMaster {P}><p:cSld><p:spTree>{}</p:spTree></p:cSld><p:txStyles><p:titleStyle/><p:bodyStyle><a:lvl1pPr marL="342900" indent="-342900"><a:buChar char="&#8226;"/></a:lvl1pPr><a:lvl2pPr marL="742950" indent="-285750"><a:buChar char="&#8211;"/></a:lvl2pPr></p:bodyStyle></p:txStyles></p:sldMaster>"#,
+        sp(Some("body"), 0, 0, "")
+    );
+    let bytes = deck_with_layout(&s, &layout, &master);
+    let input = Input {
+        bytes: &bytes,
+        file_name: "template.pptx",
+        mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    };
+    let doc = PptxConverter
+        .convert(&input, &mut Context::new())
+        .expect("converts");
+    let blocks = &doc.parts[0].blocks;
+    assert_eq!(
+        text_of(blocks),
+        ["An opening sentence.", "L1", "A closing sentence.", "L2"],
+        "{blocks:#?}"
+    );
+}
