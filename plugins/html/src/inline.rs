@@ -79,10 +79,18 @@ impl Inlines {
         self.items.push(inline);
     }
 
-    /// A hard line break (`<br>`); ignored at the very start of a paragraph.
+    /// A hard line break (`<br>`); ignored at the very start of a paragraph. Two in a row
+    /// (`<br><br>`, a blank line: how pages without `<p>` part their paragraphs) are kept as
+    /// two, which [`Inlines::take_paragraphs`] splits at; more count as two.
     pub fn line_break(&mut self) {
-        self.trim_end();
-        if !self.items.is_empty() {
+        self.trim_spaces();
+        let n = self.items.len();
+        let breaks = self.items[n.saturating_sub(2)..]
+            .iter()
+            .rev()
+            .take_while(|i| matches!(i, Inline::Break))
+            .count();
+        if n > breaks && breaks < 2 {
             self.items.push(Inline::Break);
         }
         self.pending_space = false;
@@ -95,6 +103,8 @@ impl Inlines {
         for run in runs {
             match run {
                 Inline::Text { text, style } => self.text(&text, style),
+                Inline::Break if matches!(self.items.last(), Some(Inline::Text { text, .. }) if text.ends_with("; ")) =>
+                    {}
                 Inline::Break => self.text("; ", Style::PLAIN),
                 other => self.atom(other),
             }
@@ -133,6 +143,7 @@ impl Inlines {
             }
         }
         content.retain(|i| !matches!(i, Inline::Text { text, .. } if text.is_empty()));
+        collapse_breaks(&mut content);
         if leading {
             self.append(" ".to_owned(), Style::PLAIN);
         }
@@ -146,14 +157,53 @@ impl Inlines {
         }
     }
 
-    /// The finished paragraph's runs; the state starts over.
+    /// The finished paragraph's runs, a double line break as one; the state starts over.
     pub fn take(&mut self) -> Vec<Inline> {
+        let mut items = self.take_raw();
+        collapse_breaks(&mut items);
+        items
+    }
+
+    /// The finished runs as paragraphs, parted where two line breaks follow each other; the
+    /// state starts over.
+    pub fn take_paragraphs(&mut self) -> Vec<Vec<Inline>> {
+        let items = self.take_raw();
+        let mut out = vec![Vec::new()];
+        let mut it = items.into_iter().peekable();
+        while let Some(item) = it.next() {
+            if matches!(item, Inline::Break) && matches!(it.peek(), Some(Inline::Break)) {
+                it.next();
+                out.push(Vec::new());
+                continue;
+            }
+            if let Some(last) = out.last_mut() {
+                last.push(item);
+            }
+        }
+        out.retain(|p| !p.is_empty());
+        out
+    }
+
+    fn take_raw(&mut self) -> Vec<Inline> {
         self.trim_end();
         self.pending_space = false;
         self.line_started = false;
         self.generation = self.generation.wrapping_add(1);
         self.floor = 0;
         std::mem::take(&mut self.items)
+    }
+
+    /// Drops the spaces that end the current line (not its line breaks).
+    fn trim_spaces(&mut self) {
+        while let Some(Inline::Text { text, .. }) = self.items.last_mut() {
+            let len = text.trim_end_matches(' ').len();
+            if len == 0 {
+                self.items.pop();
+            } else {
+                text.truncate(len);
+                break;
+            }
+        }
     }
 
     fn trim_end(&mut self) {
@@ -208,6 +258,17 @@ impl Inlines {
         }
         self.items.push(Inline::Text { text, style });
     }
+}
+
+/// Two line breaks in a row as one.
+fn collapse_breaks(items: &mut Vec<Inline>) {
+    let mut prev_break = false;
+    items.retain(|i| {
+        let is_break = matches!(i, Inline::Break);
+        let keep = !(is_break && prev_break);
+        prev_break = is_break;
+        keep
+    });
 }
 
 #[cfg(test)]

@@ -509,3 +509,42 @@ fn a_first_paragraph_that_says_the_title_is_the_title_heading() {
         );
     }
 }
+
+#[test]
+fn two_line_breaks_part_paragraphs() {
+    // Pages without `<p>` (Paul Graham's essays, mail archives) part their paragraphs with
+    // `<br><br>`: a blank line. One `<br>` stays a line break; three count as two; inside a
+    // link the lines stay together, and a table cell's text stays in its cell.
+    let doc = convert(
+        "<body>Title<br><br>One <b>line</b><br>two<br> <br>\n<br>Next <a href='/x'>a<br><br>b</a> end\
+         <table><tr><th>k</th><th>v</th></tr><tr><td>c<br><br>d</td><td>e</td></tr></table></body>",
+    );
+    let b = blocks(&doc);
+    assert_eq!(b[0], Block::text("Title"));
+    assert_eq!(
+        b[1],
+        Block::Paragraph(vec![
+            Inline::plain("One "),
+            Inline::styled("line", Style::BOLD),
+            Inline::Break,
+            Inline::plain("two"),
+        ])
+    );
+    assert_eq!(
+        b[2],
+        Block::Paragraph(vec![
+            Inline::plain("Next "),
+            Inline::link(
+                "/x",
+                None,
+                vec![Inline::plain("a"), Inline::Break, Inline::plain("b")]
+            ),
+            Inline::plain(" end"),
+        ])
+    );
+    let Block::Table(t) = &b[3] else {
+        panic!("{b:?}")
+    };
+    assert_eq!(t.rows[1][0].content, vec![Inline::plain("c d")]);
+    assert_eq!(b.len(), 4);
+}

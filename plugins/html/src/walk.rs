@@ -102,19 +102,17 @@ impl<'d> Walker<'d> {
             flow.inlines.soft_space();
             return;
         }
-        let mut inlines = flow.inlines.take();
-        if inlines.is_empty() {
-            return;
-        }
-        if inlines.len() == 1 {
-            if let Some(Inline::Image(_)) = inlines.first() {
-                if let Some(Inline::Image(image)) = inlines.pop() {
-                    flow.blocks.push(Block::Image(image));
-                    return;
+        for mut inlines in flow.inlines.take_paragraphs() {
+            if inlines.len() == 1 {
+                if let Some(Inline::Image(_)) = inlines.first() {
+                    if let Some(Inline::Image(image)) = inlines.pop() {
+                        flow.blocks.push(Block::Image(image));
+                        continue;
+                    }
                 }
             }
+            flow.blocks.push(Block::Paragraph(inlines));
         }
-        flow.blocks.push(Block::Paragraph(inlines));
     }
 
     fn children(&mut self, id: NodeId, flow: &mut Flow, depth: usize) -> Result<()> {

@@ -9,6 +9,7 @@
 //! quietly (cells then fall back to plain rendering).
 
 use crate::comments::Comment;
+use quire_ooxml::chart::{Chart, Series};
 use quire_ooxml::numfmt::{self, NumFmt};
 use quire_plugin_api::{Block, Limits};
 use std::collections::HashMap;
@@ -219,11 +220,16 @@ pub fn scan(stream: &[u8]) -> Option<Styles> {
             }
         }
         styles.sheets.push(cells);
-        let (comments, shapes) = if biff8 {
+        let (comments, mut shapes) = if biff8 {
             sheet_objects(stream, offset)
         } else {
             Default::default()
         };
+        if biff8 {
+            for chart in sheet_charts(stream, offset) {
+                shapes.extend(chart.blocks());
+            }
+        }
         styles.comments.push(comments);
         styles.shapes.push(shapes);
     }
@@ -419,6 +425,148 @@ pub fn sheet_objects(stream: &[u8], offset: usize) -> (Vec<Comment>, Vec<Block>)
     (comments, shapes)
 }
 
+/// The charts embedded in the sheet substream at `offset`, from their cached data, as every
+/// format shows a chart ([`Chart::blocks`]: its title, then a row per category and a column
+/// per series). calamine never sees them ([`without_chart_substreams`]).
+///
+/// A chart substream (MS-XLS 2.4.x) is a BOF … EOF inside its sheet's. Its records nest in
+/// BEGIN (0x1033) … END (0x1034) blocks opened by the record before them: a SERIES (0x1003)
+/// block holds the series' name as a SERIESTEXT (0x100D) after an AI (0x1051) of id 0; a
+/// TEXT (0x1025) block holds a label, which is the chart's title when its OBJECTLINK (0x1027)
+/// links it to the chart (1). After the blocks, the cached data: an SIIndex (0x1065) says
+/// whether the cell records after it are values (1) or categories (2), and each NUMBER,
+/// LABEL, BOOLERR or BLANK record's row is the point and its column the series.
+pub fn sheet_charts(stream: &[u8], offset: usize) -> Vec<Chart> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Block {
+        Series,
+        Text,
+        Other,
+    }
+    let mut charts = Vec::new();
+    let mut depth = 0usize; // substreams: 1 the sheet, 2 a chart in it
+                            // the chart being read: title, series, block stack, last record, AI id, text, SIIndex
+    let mut title: Option<String> = None;
+    let mut series: Vec<Series> = Vec::new();
+    let mut stack: Vec<Block> = Vec::new();
+    let mut last = 0u16;
+    let mut ai = None::<u8>;
+    let mut text: Option<String> = None;
+    let mut index = 0u16;
+    let mut points = 0usize;
+    for (typ, data) in records(stream, offset) {
+        if is_bof(typ) {
+            depth += 1;
+            if depth == 2 {
+                (title, text, ai, index, points, last) = (None, None, None, 0, 0, typ);
+                series.clear();
+                stack.clear();
+            }
+            continue;
+        }
+        if typ == 0x000A {
+            if depth == 2 {
+                let chart = Chart::from_series(title.take(), &series);
+                if chart.title.is_some() || chart.table.is_some() {
+                    charts.push(chart);
+                }
+            }
+            depth = depth.saturating_sub(1);
+            if depth == 0 {
+                break;
+            }
+            continue;
+        }
+        if depth != 2 {
+            continue;
+        }
+        match typ {
+            0x1033 => stack.push(match last {
+                0x1003 => Block::Series,
+                0x1025 => Block::Text,
+                _ => Block::Other,
+            }),
+            0x1034 => {
+                let closed = stack.pop();
+                if closed == Some(Block::Text) {
+                    text = None;
+                }
+            }
+            0x1003 if series.len() < MAX_CHART_SERIES => series.push(Series::default()),
+            0x1051 => ai = data.first().copied(),
+            0x100D => {
+                let label = chart_text(data).unwrap_or_default();
+                match stack.last() {
+                    Some(Block::Series) if ai == Some(0) => {
+                        if let Some(s) = series.last_mut() {
+                            s.name = label;
+                        }
+                    }
+                    Some(Block::Text) => text = Some(label),
+                    _ => {}
+                }
+            }
+            0x1027 if stack.last() == Some(&Block::Text) && u16_at(data, 0) == Some(1) => {
+                if let Some(t) = text.take() {
+                    title = Some(t);
+                }
+            }
+            0x1065 => index = u16_at(data, 0).unwrap_or(0),
+            0x0203..=0x0205 if stack.is_empty() && points < MAX_CHART_POINTS => {
+                let (Some(row), Some(col)) = (u16_at(data, 0), u16_at(data, 2)) else {
+                    continue;
+                };
+                let value = match typ {
+                    0x0203 => data
+                        .get(6..14)
+                        .and_then(|b| b.try_into().ok())
+                        .map(f64::from_le_bytes)
+                        .filter(|v| v.is_finite())
+                        .map(numfmt::plain_number),
+                    0x0204 => data.get(6..).and_then(|d| read_string(d, true)),
+                    _ => match (data.get(6), data.get(7)) {
+                        (Some(&v), Some(0)) => Some(if v == 0 { "FALSE" } else { "TRUE" }.into()),
+                        _ => None,
+                    },
+                };
+                let (Some(value), Some(s)) = (value, series.get_mut(usize::from(col))) else {
+                    continue;
+                };
+                points += 1;
+                match index {
+                    1 => s.values.push((usize::from(row), value)),
+                    2 => s.categories.push((usize::from(row), value)),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+        last = typ;
+    }
+    charts
+}
+
+/// A chart label's text: SERIESTEXT's ShortXLUnicodeString after its 2-byte id.
+fn chart_text(data: &[u8]) -> Option<String> {
+    let cch = usize::from(*data.get(2)?);
+    let wide = data.get(3)? & 1 == 1;
+    let body = data.get(4..)?;
+    Some(if wide {
+        let units: Vec<u16> = body
+            .chunks_exact(2)
+            .take(cch)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect();
+        String::from_utf16_lossy(&units)
+    } else {
+        body.iter().take(cch).map(|&b| char::from(b)).collect()
+    })
+}
+
+/// Series and cached points read per chart; more would not be read as a table anyway.
+const MAX_CHART_SERIES: usize = 256;
+const MAX_CHART_POINTS: usize = 100_000;
+
 /// Zero-based column index to its letters (0 → A, 26 → AA).
 fn column_name(col: u16) -> String {
     let mut n = u32::from(col) + 1;
@@ -546,6 +694,80 @@ mod tests {
             without_chart_substreams(&workbook_stream(&plain, &Limits::default()).unwrap())
                 .is_none()
         );
+    }
+
+    #[test]
+    fn an_embedded_chart_gives_its_title_and_cached_data_as_a_table() {
+        // Tika's testEXCEL_labels-govdocs: a chart's country names are LABEL records after an
+        // SIIndex of categories, its values NUMBER records after one of values.
+        let bof = |kind: u16| {
+            let mut d = vec![0x00, 0x06];
+            d.extend(kind.to_le_bytes());
+            d.extend([0u8; 12]);
+            rec(0x0809, &d)
+        };
+        let seriestext = |t: &str| {
+            let mut d = vec![0, 0, t.len() as u8, 1];
+            d.extend(t.encode_utf16().flat_map(u16::to_le_bytes));
+            rec(0x100D, &d)
+        };
+        let label = |row: u16, col: u16, t: &str| {
+            let mut d = row.to_le_bytes().to_vec();
+            d.extend(col.to_le_bytes());
+            d.extend(15u16.to_le_bytes());
+            d.extend((t.len() as u16).to_le_bytes());
+            d.push(0);
+            d.extend(t.bytes());
+            rec(0x0204, &d)
+        };
+        let (begin, end) = (rec(0x1033, &[]), rec(0x1034, &[]));
+        let mut s = bof(0x0010);
+        s.extend(number(0, 0, 5.0)); // the sheet's own cell
+        s.extend(bof(0x0020));
+        // the title: TEXT, BEGIN, AI (id 0, literal), SERIESTEXT, OBJECTLINK to the chart
+        s.extend(rec(0x1025, &[0; 32]));
+        s.extend(&begin);
+        s.extend(rec(0x1051, &[0, 1, 0, 0, 0, 0, 0, 0]));
+        s.extend(seriestext("Artichoke production"));
+        s.extend(rec(0x1027, &[1, 0, 0, 0, 0, 0]));
+        s.extend(&end);
+        for name in ["2005", "2006"] {
+            s.extend(rec(0x1003, &[0; 12]));
+            s.extend(&begin);
+            s.extend(rec(0x1051, &[0, 1, 0, 0, 0, 0, 0, 0]));
+            s.extend(seriestext(name));
+            // a data label's text inside the series is not its name
+            s.extend(rec(0x1025, &[0; 32]));
+            s.extend(&begin);
+            s.extend(seriestext("label"));
+            s.extend(rec(0x1027, &[4, 0, 0, 0, 0, 0]));
+            s.extend(&end);
+            s.extend(&end);
+        }
+        s.extend(rec(0x1065, &[2, 0]));
+        s.extend(label(0, 0, "Algeria"));
+        s.extend(label(1, 0, "Morocco"));
+        s.extend(rec(0x1065, &[1, 0]));
+        s.extend(number(0, 0, 1.5));
+        s.extend(number(1, 0, 2.0));
+        s.extend(number(0, 1, 3.25));
+        s.extend(rec(0x000A, &[]));
+        s.extend(rec(0x000A, &[]));
+        let charts = sheet_charts(&s, 0);
+        assert_eq!(charts.len(), 1);
+        assert_eq!(charts[0].title.as_deref(), Some("Artichoke production"));
+        let table = charts[0].table.as_ref().expect("a table");
+        let expected: Vec<Vec<quire_plugin_api::Cell>> = [
+            ["", "2005", "2006"],
+            ["Algeria", "1.5", "3.25"],
+            ["Morocco", "2", ""],
+        ]
+        .iter()
+        .map(|r| r.iter().map(|t| quire_plugin_api::Cell::text(*t)).collect())
+        .collect();
+        assert_eq!(table.rows, expected);
+        // the sheet's own records are no chart
+        assert!(sheet_charts(&number(0, 0, 1.0), 0).is_empty());
     }
 
     #[test]

@@ -43,11 +43,23 @@ impl Chart {
     }
 }
 
-#[derive(Debug, Default)]
-struct Series {
-    name: String,
-    categories: Vec<(usize, String)>,
-    values: Vec<(usize, String)>,
+/// One series of a chart: its name, and its categories' and values' cached texts by point.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Series {
+    pub name: String,
+    pub categories: Vec<(usize, String)>,
+    pub values: Vec<(usize, String)>,
+}
+
+impl Chart {
+    /// A chart of `series` read from another container (an Excel 97-2003 chart substream),
+    /// with the table every format's charts have.
+    pub fn from_series(title: Option<String>, series: &[Series]) -> Chart {
+        Chart {
+            title: title.filter(|t| !t.trim().is_empty()),
+            table: to_table(series),
+        }
+    }
 }
 
 #[derive(PartialEq)]
