@@ -85,17 +85,29 @@ fn level_index(name: &[u8]) -> Option<usize> {
 
 /// Gives the paragraphs of a body placeholder what their shape's, layout's and master's list
 /// styles say of their level, nearest first (`styles`), where the paragraph says nothing
-/// itself: a bullet of `buNone` (a layout's text placeholder without bullets; before, every
-/// paragraph of it was a list item) and the text's left margin.
+/// itself: the text's left margin, and a bullet of `buNone` (a layout's text placeholder
+/// without bullets, a caption; before, every paragraph of it was a list item). A shape whose
+/// paragraphs all go without bullets over two or more levels keeps them as a list: the
+/// indentation is an outline (pandoc writes lists into a caption placeholder so).
 pub fn inherit_levels(paras: &mut [Para], styles: &[&Levels]) {
-    for p in paras {
+    let inherited = |p: &Para| {
         let level = usize::from(p.level).min(8);
-        if p.bullet == Bullet::Inherit
-            && styles.iter().find_map(|s| s[level].bullet) == Some(Bullet::None)
-        {
+        styles.iter().find_map(|s| s[level].bullet)
+    };
+    let bulleted = |p: &Para| match p.bullet {
+        Bullet::Char | Bullet::Number => true,
+        Bullet::None => false,
+        Bullet::Inherit => !matches!(inherited(p), Some(Bullet::None)),
+    };
+    let outline = !paras.iter().any(bulleted)
+        && paras.iter().any(|p| p.level != paras[0].level)
+        && paras.iter().all(|p| p.bullet == Bullet::Inherit);
+    for p in paras.iter_mut() {
+        if !outline && p.bullet == Bullet::Inherit && inherited(p) == Some(Bullet::None) {
             p.bullet = Bullet::None;
         }
         if p.margin.is_none() {
+            let level = usize::from(p.level).min(8);
             p.margin = styles.iter().find_map(|s| s[level].margin);
         }
     }

@@ -567,7 +567,8 @@ fn a_body_placeholder_without_bullets_in_its_layout_gives_paragraphs() {
     // A template's text placeholder: its layout's list style sets `buNone` on the first level,
     // the master's body style bullets every level. The slide's paragraphs say nothing of
     // bullets. First-level paragraphs are text; a second-level one is a list item, and so is
-    // every paragraph of a content placeholder the layout leaves to the master.
+    // every paragraph of a content placeholder the layout leaves to the master. Paragraphs on
+    // two levels of a placeholder without bullets on any level are an outline: a list.
     let placeholder = |idx: &str, lst: &str, paras: &str| {
         format!(
             r#"<p:sp><p:nvSpPr><p:cNvPr id="3" name="b"/><p:cNvSpPr/><p:nvPr><p:ph idx="{idx}"/></p:nvPr></p:nvSpPr><p:spPr><a:xfrm><a:off x="0" y="{idx}000"/><a:ext cx="100" cy="100"/></a:xfrm></p:spPr><p:txBody><a:bodyPr/><a:lstStyle>{lst}</a:lstStyle>{paras}</p:txBody></p:sp>"#
@@ -579,13 +580,18 @@ fn a_body_placeholder_without_bullets_in_its_layout_gives_paragraphs() {
             "1",
             "",
             &(para("An opening sentence.") + level2 + &para("A closing sentence.")),
-        ) + &placeholder("2", "", &(para("one") + &para("two")))),
+        ) + &placeholder("2", "", &(para("one") + &para("two")))
+            + &placeholder("3", "", &(para("outer") + level2))),
     );
     let layout = format!(
         r#"<p:sldLayout {P}><p:cSld><p:spTree>{}</p:spTree></p:cSld></p:sldLayout>"#,
         placeholder(
             "1",
             r#"<a:lvl1pPr marL="0" indent="0"><a:buNone/></a:lvl1pPr>"#,
+            ""
+        ) + &placeholder(
+            "3",
+            r#"<a:lvl1pPr marL="0" indent="0"><a:buNone/></a:lvl1pPr><a:lvl2pPr marL="342900" indent="0"><a:buNone/></a:lvl2pPr>"#,
             ""
         )
     );
@@ -605,7 +611,13 @@ fn a_body_placeholder_without_bullets_in_its_layout_gives_paragraphs() {
     let blocks = &doc.parts[0].blocks;
     assert_eq!(
         text_of(blocks),
-        ["An opening sentence.", "L1", "A closing sentence.", "L2"],
+        [
+            "An opening sentence.",
+            "L1",
+            "A closing sentence.",
+            "L2",
+            "L1"
+        ],
         "{blocks:#?}"
     );
 }
