@@ -86,9 +86,10 @@ fn level_index(name: &[u8]) -> Option<usize> {
 /// Gives the paragraphs of a body placeholder what their shape's, layout's and master's list
 /// styles say of their level, nearest first (`styles`), where the paragraph says nothing
 /// itself: the text's left margin, and a bullet of `buNone` (a layout's text placeholder
-/// without bullets, a caption; before, every paragraph of it was a list item). A shape whose
-/// paragraphs all go without bullets over two or more levels keeps them as a list: the
-/// indentation is an outline (pandoc writes lists into a caption placeholder so).
+/// without bullets, a caption; before, every paragraph of it was a list item). A shape with
+/// no bullet anywhere whose unmarked paragraphs stand on two or more levels keeps those as a
+/// list: the indentation is an outline (pandoc writes lists into a caption placeholder so);
+/// so does a shape where other paragraphs carry a `buNone` of their own.
 pub fn inherit_levels(paras: &mut [Para], styles: &[&Levels]) {
     let inherited = |p: &Para| {
         let level = usize::from(p.level).min(8);
@@ -99,11 +100,18 @@ pub fn inherit_levels(paras: &mut [Para], styles: &[&Levels]) {
         Bullet::None => false,
         Bullet::Inherit => !matches!(inherited(p), Some(Bullet::None)),
     };
-    let outline = !paras.iter().any(bulleted)
-        && paras.iter().any(|p| p.level != paras[0].level)
-        && paras.iter().all(|p| p.bullet == Bullet::Inherit);
+    let mut unmarked = paras.iter().filter(|p| p.bullet == Bullet::Inherit);
+    let first = unmarked.next().map(|p| p.level);
+    let outline = !paras.iter().any(bulleted) && unmarked.any(|p| Some(p.level) != first);
+    // A producer that marks its plain paragraphs `buNone` one by one (pandoc) means the
+    // unmarked ones beside them as list items, whatever the placeholder's style says.
+    let contrasted = paras.iter().any(|p| p.bullet == Bullet::None);
     for p in paras.iter_mut() {
-        if !outline && p.bullet == Bullet::Inherit && inherited(p) == Some(Bullet::None) {
+        if !outline
+            && !contrasted
+            && p.bullet == Bullet::Inherit
+            && inherited(p) == Some(Bullet::None)
+        {
             p.bullet = Bullet::None;
         }
         if p.margin.is_none() {

@@ -568,7 +568,8 @@ fn a_body_placeholder_without_bullets_in_its_layout_gives_paragraphs() {
     // the master's body style bullets every level. The slide's paragraphs say nothing of
     // bullets. First-level paragraphs are text; a second-level one is a list item, and so is
     // every paragraph of a content placeholder the layout leaves to the master. Paragraphs on
-    // two levels of a placeholder without bullets on any level are an outline: a list.
+    // two levels of a placeholder without bullets on any level are an outline: a list; and
+    // unmarked paragraphs beside one that says `buNone` itself are the list it leads in.
     let placeholder = |idx: &str, lst: &str, paras: &str| {
         format!(
             r#"<p:sp><p:nvSpPr><p:cNvPr id="3" name="b"/><p:cNvSpPr/><p:nvPr><p:ph idx="{idx}"/></p:nvPr></p:nvSpPr><p:spPr><a:xfrm><a:off x="0" y="{idx}000"/><a:ext cx="100" cy="100"/></a:xfrm></p:spPr><p:txBody><a:bodyPr/><a:lstStyle>{lst}</a:lstStyle>{paras}</p:txBody></p:sp>"#
@@ -581,12 +582,23 @@ fn a_body_placeholder_without_bullets_in_its_layout_gives_paragraphs() {
             "",
             &(para("An opening sentence.") + level2 + &para("A closing sentence.")),
         ) + &placeholder("2", "", &(para("one") + &para("two")))
-            + &placeholder("3", "", &(para("outer") + level2))),
+            + &placeholder("3", "", &(para("outer") + level2))
+            + &placeholder(
+                "4",
+                "",
+                &(r#"<a:p><a:pPr><a:buNone/></a:pPr><a:r><a:t>Lead:</a:t></a:r></a:p>"#.to_owned()
+                    + &para("x")
+                    + &para("y")),
+            )),
     );
     let layout = format!(
         r#"<p:sldLayout {P}><p:cSld><p:spTree>{}</p:spTree></p:cSld></p:sldLayout>"#,
         placeholder(
             "1",
+            r#"<a:lvl1pPr marL="0" indent="0"><a:buNone/></a:lvl1pPr>"#,
+            ""
+        ) + &placeholder(
+            "4",
             r#"<a:lvl1pPr marL="0" indent="0"><a:buNone/></a:lvl1pPr>"#,
             ""
         ) + &placeholder(
@@ -616,7 +628,9 @@ fn a_body_placeholder_without_bullets_in_its_layout_gives_paragraphs() {
             "L1",
             "A closing sentence.",
             "L2",
-            "L1"
+            "L1",
+            "Lead:",
+            "L2"
         ],
         "{blocks:#?}"
     );
