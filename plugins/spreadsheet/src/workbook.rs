@@ -137,8 +137,18 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
             let stream = xls::workbook_stream(bytes, &limits);
             let rebuilt = stream.as_ref().and_then(xls::without_chart_substreams);
             let source = rebuilt.as_deref().unwrap_or(bytes);
-            let wb =
-                guard(|| Xls::new(Cursor::new(source)).map_err(|e| open_error(e.to_string(), e)))?;
+            let copy;
+            let wb = match open_xls(source) {
+                Ok(wb) => wb,
+                // the workbook stream in a fresh compound file, when the original was given
+                Err(e) => match stream.as_ref().filter(|_| rebuilt.is_none()) {
+                    Some(s) => {
+                        copy = xls::rebuilt(s, true).ok_or(e)?;
+                        open_xls(&copy)?
+                    }
+                    None => return Err(e),
+                },
+            };
             let date1904 = wb.has_1904_epoch();
             let styles = stream
                 .as_ref()
@@ -187,6 +197,10 @@ fn open_xlsx(bytes: &[u8]) -> Result<Xlsx<Cursor<&[u8]>>> {
 }
 
 /// Runs third-party parsing code, turning a panic on hostile input into an error.
+fn open_xls(bytes: &[u8]) -> Result<Xls<Cursor<&[u8]>>> {
+    guard(|| Xls::new(Cursor::new(bytes)).map_err(|e| open_error(e.to_string(), e)))
+}
+
 fn guard<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| {
         Err(Error::malformed(

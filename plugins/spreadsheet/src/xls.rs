@@ -247,6 +247,16 @@ pub fn scan(stream: &[u8]) -> Option<Styles> {
 /// position, in a new compound file holding only the workbook stream. An encrypted workbook
 /// (FILEPASS) is left alone.
 pub fn without_chart_substreams(workbook: &WorkbookStream) -> Option<Vec<u8>> {
+    rebuilt(workbook, false)
+}
+
+/// A copy of the workbook for calamine: the chart substreams left out
+/// ([`without_chart_substreams`]) and a sheet's DIMENSIONS record of 16 bytes cut to BIFF8's
+/// 14 (some writers add two; calamine refused the whole file, POI's bug 61045), in a new
+/// compound file holding only the workbook stream. `None` when nothing needed changing, unless
+/// `always`: calamine's own compound-file reader refuses some files whose workbook stream
+/// `cfb` reads (a FAT chain running past the end), and the stream in a fresh file opens.
+pub fn rebuilt(workbook: &WorkbookStream, always: bool) -> Option<Vec<u8>> {
     let (name, stream) = (workbook.name, &workbook.bytes);
     // the globals: BOUNDSHEET records (where their offset field is) up to the first EOF
     let mut sheets: Vec<(usize, usize)> = Vec::new();
@@ -287,7 +297,12 @@ pub fn without_chart_substreams(workbook: &WorkbookStream) -> Option<Vec<u8>> {
                 depth += 1;
             }
             let keep = depth <= 1;
-            if keep {
+            if keep && typ == 0x0200 && data.len() == 16 {
+                out.extend_from_slice(&typ.to_le_bytes());
+                out.extend_from_slice(&14u16.to_le_bytes());
+                out.extend_from_slice(&data[..14]);
+                removed = true;
+            } else if keep {
                 out.extend_from_slice(&stream[start..at]);
             } else {
                 removed = true;
@@ -300,7 +315,7 @@ pub fn without_chart_substreams(workbook: &WorkbookStream) -> Option<Vec<u8>> {
             }
         }
     }
-    if !removed {
+    if !removed && !always {
         return None;
     }
     for (i, (field, _)) in sheets.iter().enumerate() {
@@ -694,6 +709,71 @@ mod tests {
             without_chart_substreams(&workbook_stream(&plain, &Limits::default()).unwrap())
                 .is_none()
         );
+    }
+
+    /// A compound file (version 3) holding `stream` as its workbook.
+    fn compound(stream: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut file =
+            cfb::CompoundFile::create_with_version(cfb::Version::V3, Cursor::new(Vec::new()))
+                .unwrap();
+        file.create_stream("/Workbook")
+            .unwrap()
+            .write_all(stream)
+            .unwrap();
+        file.flush().unwrap();
+        file.into_inner().into_inner()
+    }
+
+    #[test]
+    fn a_sixteen_byte_dimensions_record_is_cut_so_the_workbook_opens() {
+        // POI's 61045 (govdocs1 626534): DIMENSIONS with two bytes more than BIFF8's 14, which
+        // calamine refused ("Len { expected: 14, found: 16 }") for the whole workbook.
+        use calamine::{Data, Reader, Xls};
+        let bof = |kind: u16| {
+            let mut d = vec![0x00, 0x06];
+            d.extend(kind.to_le_bytes());
+            d.extend([0u8; 12]);
+            rec(0x0809, &d)
+        };
+        let mut globals = bof(0x0005);
+        let sheet_at = globals.len() + 4;
+        let mut bs = vec![0u8; 4];
+        bs.extend([0, 0, 6, 0]);
+        bs.extend(b"Data");
+        globals.extend(rec(0x0085, &bs));
+        globals.extend(rec(0x000A, &[]));
+        let offset = globals.len() as u32;
+        globals[sheet_at..sheet_at + 4].copy_from_slice(&offset.to_le_bytes());
+        let mut stream = globals;
+        stream.extend(bof(0x0010));
+        let mut dims = vec![0u8; 16];
+        dims[4..8].copy_from_slice(&1u32.to_le_bytes()); // rows 0..1
+        dims[10..12].copy_from_slice(&1u16.to_le_bytes()); // columns 0..1
+        stream.extend(rec(0x0200, &dims));
+        stream.extend(number(0, 0, 5.0));
+        stream.extend(rec(0x000A, &[]));
+        let file = compound(&stream);
+        assert!(
+            Xls::new(Cursor::new(file.as_slice())).is_err(),
+            "calamine refuses it"
+        );
+        let workbook = workbook_stream(&file, &Limits::default()).unwrap();
+        let fixed = without_chart_substreams(&workbook).expect("rewritten");
+        let mut wb = Xls::new(Cursor::new(fixed.as_slice())).expect("opens");
+        let range = wb.worksheet_range("Data").unwrap();
+        assert_eq!(range.get((0, 0)), Some(&Data::Float(5.0)));
+        // a workbook with nothing to repair is copied only when asked
+        let mut plain = stream.clone();
+        let at = plain
+            .windows(4)
+            .position(|w| w == [0x00, 0x02, 16, 0])
+            .unwrap();
+        plain.splice(at..at + 20, rec(0x0200, &dims[..14]));
+        let plain = workbook_stream(&compound(&plain), &Limits::default()).unwrap();
+        assert!(rebuilt(&plain, false).is_none());
+        let copy = rebuilt(&plain, true).expect("copied");
+        assert!(Xls::new(Cursor::new(copy.as_slice())).is_ok());
     }
 
     #[test]
