@@ -1069,3 +1069,54 @@ fn embedded_documents_nest_to_a_limited_depth() {
     assert_eq!(w.len(), 1, "{w:?}");
     assert!(w[0].contains("nested more than 3 deep"), "{w:?}");
 }
+
+#[test]
+fn an_object_shown_as_its_content_is_converted_in_place_of_its_picture() {
+    // Word's "Insert Object" of a worksheet: a `w:object` with the preview picture (VML) and
+    // the `o:OLEObject` naming the embedded part. Shown as content, the part is converted
+    // (the object's text instead of a picture of it); shown as an icon, the icon stays.
+    let object = |aspect: &str, rid: &str| {
+        format!(
+            r#"<w:p><w:r><w:t>Figures:</w:t></w:r><w:r><w:object><v:shape id="s1" xmlns:v="urn:schemas-microsoft-com:vml"><v:imagedata r:id="rId50" o:title="" xmlns:o="urn:schemas-microsoft-com:office:office"/></v:shape><o:OLEObject Type="Embed" ProgID="Excel.Sheet.12" ShapeID="s1" DrawAspect="{aspect}" ObjectID="_1" r:id="{rid}" xmlns:o="urn:schemas-microsoft-com:office:office"/></w:object></w:r></w:p>"#
+        )
+    };
+    let rels = concat!(
+        r#"<Relationship Id="rId50" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/image1.png"/>"#,
+        r#"<Relationship Id="rId51" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/package" Target="embeddings/Sheet1.xlsx"/>"#,
+    );
+    let extra: Vec<(&str, &[u8])> = vec![
+        ("word/media/image1.png", PNG),
+        ("word/embeddings/Sheet1.xlsx", b"Q1 figures\nRevenue 12"),
+    ];
+    let body = [object("Content", "rId51"), p("After")].concat();
+    let bytes = docx_with_rels(&body, rels, &extra);
+    let hook = FakeEmbedded;
+    let mut ctx = Context::new().with_embedded(&hook);
+    let doc = convert(&bytes, &mut ctx).expect("converts");
+    assert_eq!(
+        blocks(&doc),
+        &[
+            Block::text("Figures:"),
+            Block::heading(1, "Q1 figures"),
+            Block::text("Revenue 12"),
+            Block::text("After"),
+        ]
+    );
+    // an icon, or no hook: the picture stays
+    for (aspect, hooked) in [("Icon", true), ("Content", false)] {
+        let body = [object(aspect, "rId51"), p("After")].concat();
+        let bytes = docx_with_rels(&body, rels, &extra);
+        let mut ctx = if hooked {
+            Context::new().with_embedded(&hook)
+        } else {
+            Context::new()
+        };
+        let doc = convert(&bytes, &mut ctx).expect("converts");
+        let b = blocks(&doc);
+        assert!(
+            matches!(&b[0], Block::Paragraph(p) if p.iter().any(|i| matches!(i, Inline::Image(_)))),
+            "{aspect}: {b:?}"
+        );
+        assert_eq!(b.len(), 2, "{aspect}: {b:?}");
+    }
+}

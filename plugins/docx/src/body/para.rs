@@ -210,7 +210,17 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
                     }
                     b"drawing" | b"pict" | b"object" => {
                         let mut alt = None;
+                        let start = p.inlines.len();
+                        self.ole = None;
                         self.graphic(x, p, &mut alt)?;
+                        // a worksheet or document shown in the page: its content, not the
+                        // picture of it
+                        if let Some(id) = self.ole.take().filter(|_| !self.suppressed()) {
+                            if let Some(blocks) = self.embedded_object(&id)? {
+                                p.inlines.truncate(start);
+                                p.after.push(Item::Blocks(blocks));
+                            }
+                        }
                     }
                     b"AlternateContent" => {
                         self.alternate(x, |s, x| s.run_children(x, p, fmt, pfmt))?
@@ -322,7 +332,8 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
                         self.drawing_text(x, &mut items)?;
                         p.after.append(&mut items);
                     }
-                    b"docPr" | b"cNvPr" | b"blip" | b"imagedata" | b"chart" | b"relIds" => {
+                    b"docPr" | b"cNvPr" | b"blip" | b"imagedata" | b"chart" | b"relIds"
+                    | b"OLEObject" => {
                         self.graphic_leaf(&e, p, alt)?;
                         x.skip()?;
                     }
@@ -362,6 +373,15 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
             }
             b"chart" => self.chart(p, attr(e, b"id"))?,
             b"relIds" => self.diagram(p, attr(e, b"dm")),
+            // a workbook or Word document embedded and shown as its content (not an icon)
+            b"OLEObject"
+                if attr(e, b"DrawAspect").as_deref() != Some("Icon")
+                    && attr(e, b"ProgID").is_some_and(|p| {
+                        p.starts_with("Excel.Sheet") || p.starts_with("Word.Document")
+                    }) =>
+            {
+                self.ole = attr(e, b"id").filter(|i| !i.is_empty());
+            }
             _ => {}
         }
         Ok(())
