@@ -482,33 +482,16 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
     }
 
     /// An object embedded as its content (`o:OLEObject DrawAspect="Content"`: a worksheet or
-    /// document shown in the page, not an icon) converted through the host's hook: a
-    /// workbook's first sheet with content (the object shows one sheet), a document whole.
-    /// `None` keeps the object's preview picture: no hook, an external or missing part, a
-    /// type the host cannot convert, or nothing in it.
+    /// document shown in the page, not an icon), converted through the host's hook
+    /// ([`quire_ooxml::embedded::object_blocks`]); `None` keeps its preview picture.
     fn embedded_object(&mut self, id: &str) -> Result<Option<Vec<Block>>> {
         let Some(rel) = self.rels.get(id).filter(|r| !r.external).cloned() else {
             return Ok(None);
         };
-        let Some(bytes) = self.sh.zip.read(&rel.target)? else {
-            return Ok(None);
-        };
-        let doc = match self.sh.ctx.convert_embedded(&bytes, Some(&rel.target)) {
-            Some(Ok(doc)) => doc,
-            Some(Err(e)) if e.kind() == quire_plugin_api::ErrorKind::Timeout => return Err(e),
-            _ => return Ok(None),
-        };
-        let sheet = doc.kind == quire_plugin_api::DocumentKind::Spreadsheet;
-        let mut blocks = Vec::new();
-        for part in doc.parts {
-            if !part.blocks.is_empty() {
-                blocks.extend(part.blocks);
-                if sheet {
-                    break;
-                }
-            }
+        match self.sh.zip.read(&rel.target)? {
+            Some(bytes) => quire_ooxml::embedded::object_blocks(&bytes, &rel.target, self.sh.ctx),
+            None => Ok(None),
         }
-        Ok((!blocks.is_empty()).then_some(blocks))
     }
 
     fn sect_pr<'a>(&mut self, x: &mut Xml<'a>) -> Result<()> {

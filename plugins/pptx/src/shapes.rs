@@ -34,6 +34,10 @@ pub enum Content {
     Picture {
         embed: Option<String>,
         descr: Option<String>,
+        /// For an embedded workbook or document shown as its content (`p:oleObj`, not an
+        /// icon): the relationship of its part, converted in the picture's place when the
+        /// host can.
+        object: Option<String>,
     },
     Chart {
         rid: String,
@@ -304,6 +308,7 @@ fn read_pic(reader: &mut Reader<&[u8]>, start: &BytesStart<'_>, tf: &Transform) 
         content: Content::Picture {
             embed: embed.filter(|e| !e.is_empty()),
             descr,
+            object: None,
         },
     }
 }
@@ -319,12 +324,22 @@ fn read_frame(
     let end = start.name().as_ref().to_vec();
     let mut pos = None;
     let mut content = None;
+    let mut object = None;
     loop {
         match reader.read_event() {
             Ok(Event::Start(e)) | Ok(Event::Empty(e)) => match e.local_name().as_ref() {
                 b"off" if pos.is_none() => {
                     if let (Some(x), Some(y)) = (attr_i64(&e, b"x"), attr_i64(&e, b"y")) {
                         pos = Some(tf.apply((x, y)));
+                    }
+                }
+                // a workbook or Word document shown as its content (not an icon)
+                b"oleObj" if object.is_none() => {
+                    let shown = !matches!(attr(&e, b"showAsIcon").as_deref(), Some("1" | "true"));
+                    let kind =
+                        attr(&e, b"progId").is_some_and(|p| quire_ooxml::embedded::converts(&p));
+                    if shown && kind {
+                        object = attr(&e, b"id").filter(|i| !i.is_empty());
                     }
                 }
                 b"tbl" => {
@@ -347,6 +362,7 @@ fn read_frame(
                     content = Some(Content::Picture {
                         embed: attr(&e, b"embed").filter(|e| !e.is_empty()),
                         descr: None,
+                        object: None,
                     });
                 }
                 _ => {}
@@ -356,10 +372,23 @@ fn read_frame(
             _ => {}
         }
     }
+    let content = match (content, object) {
+        (Some(Content::Picture { embed, descr, .. }), object) => Content::Picture {
+            embed,
+            descr,
+            object,
+        },
+        (None, Some(object)) => Content::Picture {
+            embed: None,
+            descr: None,
+            object: Some(object),
+        },
+        (content, _) => content?,
+    };
     Some(Shape {
         placeholder: None,
         pos,
-        content: content?,
+        content,
         levels: None,
     })
 }

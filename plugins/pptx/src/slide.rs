@@ -361,7 +361,23 @@ fn shape_blocks(
                 }));
             }
         }
-        Content::Picture { embed, descr, .. } => {
+        Content::Picture {
+            embed,
+            descr,
+            object,
+        } => {
+            if let Some(blocks) = object
+                .and_then(|id| rels.get(&id).filter(|r| !r.external).cloned())
+                .map(|rel| match zip.read(&rel.target)? {
+                    Some(bytes) => quire_ooxml::embedded::object_blocks(&bytes, &rel.target, ctx),
+                    None => Ok(None),
+                })
+                .transpose()?
+                .flatten()
+            {
+                out.extend(blocks);
+                return Ok(());
+            }
             if let Some(img) = media::picture(
                 zip,
                 rels,

@@ -531,6 +531,7 @@ fn an_embedded_objects_preview_picture_stands_for_it() {
         &[
             ("ppt/slides/_rels/slide1.xml.rels", slide_rels.as_bytes()),
             ("ppt/media/image1.png", b"\x89PNG\r\n\x1a\npreview"),
+            ("ppt/embeddings/sheet.xlsx", b"Q1 revenue\n12"),
         ],
     );
     let input = Input {
@@ -542,6 +543,58 @@ fn an_embedded_objects_preview_picture_stands_for_it() {
         .convert(&input, &mut Context::new())
         .expect("converts");
     assert_eq!(text_of(&doc.parts[0].blocks), ["Figures", "I:image/png"]);
+    // With the host's hook, the workbook's first sheet stands where its picture stood; shown
+    // as an icon, the picture stays.
+    let hook = SheetsOfLines;
+    let mut ctx = Context::new().with_embedded(&hook);
+    let doc = PptxConverter.convert(&input, &mut ctx).expect("converts");
+    assert_eq!(
+        text_of(&doc.parts[0].blocks),
+        ["Figures", "Q1 revenue", "12"]
+    );
+    let icon = slide.replace(
+        r#"progId="Excel.Sheet.12">"#,
+        r#"progId="Excel.Sheet.12" showAsIcon="1">"#,
+    );
+    let bytes = one_slide_deck_with(
+        &icon,
+        &[
+            ("ppt/slides/_rels/slide1.xml.rels", slide_rels.as_bytes()),
+            ("ppt/media/image1.png", b"\x89PNG\r\n\x1a\npreview"),
+            ("ppt/embeddings/sheet.xlsx", b"Q1 revenue\n12"),
+        ],
+    );
+    let input = Input {
+        bytes: &bytes,
+        file_name: "ole.pptx",
+        mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    };
+    let doc = PptxConverter.convert(&input, &mut ctx).expect("converts");
+    assert_eq!(text_of(&doc.parts[0].blocks), ["Figures", "I:image/png"]);
+}
+
+/// A host stand-in that reads any embedded part as a workbook of two sheets, one paragraph a
+/// line of the part's text on the first.
+struct SheetsOfLines;
+
+impl quire_plugin_api::EmbeddedConverter for SheetsOfLines {
+    fn convert(
+        &self,
+        data: &[u8],
+        _name_hint: Option<&str>,
+        _ctx: &mut Context<'_>,
+    ) -> quire_plugin_api::Result<quire_plugin_api::Document> {
+        use quire_plugin_api::{Document, DocumentKind, Part, PartKind};
+        let mut doc = Document::new(DocumentKind::Spreadsheet, "Workbook");
+        let mut first = Part::new(PartKind::Sheet, 1);
+        first
+            .blocks
+            .extend(String::from_utf8_lossy(data).lines().map(Block::text));
+        let mut second = Part::new(PartKind::Sheet, 2);
+        second.blocks.push(Block::text("another sheet"));
+        doc.parts.extend([first, second]);
+        Ok(doc)
+    }
 }
 
 /// A presentation of one slide with its layout and master.

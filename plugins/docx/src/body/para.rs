@@ -376,9 +376,7 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
             // a workbook or Word document embedded and shown as its content (not an icon)
             b"OLEObject"
                 if attr(e, b"DrawAspect").as_deref() != Some("Icon")
-                    && attr(e, b"ProgID").is_some_and(|p| {
-                        p.starts_with("Excel.Sheet") || p.starts_with("Word.Document")
-                    }) =>
+                    && attr(e, b"ProgID").is_some_and(|p| quire_ooxml::embedded::converts(&p)) =>
             {
                 self.ole = attr(e, b"id").filter(|i| !i.is_empty());
             }

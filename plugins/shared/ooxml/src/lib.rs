@@ -10,6 +10,7 @@
 
 pub mod chart;
 pub mod diagram;
+pub mod embedded;
 pub mod numfmt;
 
 use quick_xml::events::Event;
