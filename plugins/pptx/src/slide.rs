@@ -366,6 +366,9 @@ fn shape_blocks(
             descr,
             object,
         } => {
+            // an object with no preview picture that the host does not convert stays out, as
+            // PowerPoint files written without one always did
+            let bare_object = object.is_some() && embed.is_none();
             if let Some(blocks) = object
                 .and_then(|id| rels.get(&id).filter(|r| !r.external).cloned())
                 .map(|rel| match zip.read(&rel.target)? {
@@ -376,6 +379,9 @@ fn shape_blocks(
                 .flatten()
             {
                 out.extend(blocks);
+                return Ok(());
+            }
+            if bare_object {
                 return Ok(());
             }
             if let Some(img) = media::picture(
