@@ -295,6 +295,8 @@ pub fn prepare(text: &str) -> Prepared<'_> {
     let mut fence: Option<(u8, usize)> = None;
     let mut caption: Option<(usize, usize)> = None; // the last paragraph's caption prefix
     let mut lists = Lists::default();
+    // the last line with text closed a grid table (`+---+`) that was left as text
+    let mut after_grid = false;
     while pos < text.len() {
         let (l, next) = line(text, pos);
         if let Some((ch, len)) = fence {
@@ -314,6 +316,7 @@ pub fn prepare(text: &str) -> Prepared<'_> {
             fence = Some(f);
             lists.clear();
             caption = None;
+            after_grid = false;
             prev_blank = false;
             pos = next;
             continue;
@@ -341,10 +344,19 @@ pub fn prepare(text: &str) -> Prepared<'_> {
                 }
                 lists.clear();
                 prev_blank = false;
+                after_grid = false;
                 continue;
             }
             caption = caption_prefix(l).map(|len| (pos + indent(l).0, len));
+            // the caption of a grid table left as text (row spans): its prefix goes, so
+            // `: caption` is not read as a definition of the table's text
+            if after_grid {
+                if let Some((at, len)) = caption.take() {
+                    out.replace(at, at + len, "");
+                }
+            }
         }
+        after_grid = is_grid_border(l);
         if let Some((at, len, with)) = lists.line(text, pos, l, prev_blank) {
             out.replace(pos + at, pos + at + len, &with);
         }
@@ -873,6 +885,16 @@ fn pipe_table(rows: &[Vec<String>], indent: usize) -> String {
 }
 
 /// The length of a caption's prefix (`Table: `, `table: `, `: `) after the indentation.
+/// A grid table's border line: `+`, then `-`, `=` and `:` runs parted by `+`, then `+`.
+fn is_grid_border(l: &str) -> bool {
+    let t = l.trim();
+    t.len() > 2
+        && t.starts_with('+')
+        && t.ends_with('+')
+        && t.bytes().all(|b| matches!(b, b'+' | b'-' | b'=' | b':'))
+        && t.contains('-')
+}
+
 fn caption_prefix(l: &str) -> Option<usize> {
     let (ind, tab) = indent(l);
     if ind > 3 || tab {

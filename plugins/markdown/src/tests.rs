@@ -650,3 +650,18 @@ fn definition_lists_superscript_and_subscript_lose_their_markers() {
         ])]
     );
 }
+
+#[test]
+fn a_grid_tables_caption_is_no_definition_when_the_table_stays_text() {
+    // pandoc's `tables/planets`: a grid table with row spans stays text, and its `: caption`
+    // line is the caption's paragraph, not a definition of the table's text as its term.
+    let doc = convert(
+        "+---+---+\n| a | b |\n+===+===+\n| 1 | 2 |\n+   +---+\n|   | 3 |\n+---+---+\n\n: Planets.\n",
+    );
+    let b = blocks(&doc);
+    assert_eq!(b.last(), Some(&Block::text("Planets.")), "{b:#?}");
+    assert!(
+        b.iter().all(|b| !matches!(b, Block::Paragraph(p) if p.iter().any(|i| matches!(i, Inline::Text { style, .. } if style.bold)))),
+        "{b:#?}"
+    );
+}
