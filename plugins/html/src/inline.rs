@@ -206,23 +206,14 @@ impl Inlines {
         }
     }
 
+    /// Drops the spaces and line breaks that end the runs.
     fn trim_end(&mut self) {
-        while let Some(last) = self.items.last_mut() {
-            match last {
-                Inline::Text { text, .. } => {
-                    let len = text.trim_end_matches(' ').len();
-                    if len == 0 {
-                        self.items.pop();
-                    } else {
-                        text.truncate(len);
-                        break;
-                    }
-                }
-                Inline::Break => {
-                    self.items.pop();
-                }
-                _ => break,
+        loop {
+            self.trim_spaces();
+            if !matches!(self.items.last(), Some(Inline::Break)) {
+                return;
             }
+            self.items.pop();
         }
     }
 

@@ -526,51 +526,43 @@ fn an_embedded_objects_preview_picture_stands_for_it() {
         ("rImg", "image", "../media/image1.png"),
         ("rObj", "package", "../embeddings/sheet.xlsx"),
     ]);
-    let bytes = one_slide_deck_with(
-        &slide,
-        &[
-            ("ppt/slides/_rels/slide1.xml.rels", slide_rels.as_bytes()),
-            ("ppt/media/image1.png", b"\x89PNG\r\n\x1a\npreview"),
-            ("ppt/embeddings/sheet.xlsx", b"Q1 revenue\n12"),
-        ],
-    );
-    let input = Input {
-        bytes: &bytes,
-        file_name: "ole.pptx",
-        mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    let deck = |slide: &str| {
+        one_slide_deck_with(
+            slide,
+            &[
+                ("ppt/slides/_rels/slide1.xml.rels", slide_rels.as_bytes()),
+                ("ppt/media/image1.png", b"\x89PNG\r\n\x1a\npreview"),
+                ("ppt/embeddings/sheet.xlsx", b"Q1 revenue\n12"),
+            ],
+        )
     };
-    let doc = PptxConverter
-        .convert(&input, &mut Context::new())
-        .expect("converts");
-    assert_eq!(text_of(&doc.parts[0].blocks), ["Figures", "I:image/png"]);
+    let blocks_of = |bytes: &[u8], ctx: &mut Context<'_>| {
+        let input = Input {
+            bytes,
+            file_name: "ole.pptx",
+            mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+        };
+        let doc = PptxConverter.convert(&input, ctx).expect("converts");
+        text_of(&doc.parts[0].blocks)
+    };
+    let bytes = deck(&slide);
+    assert_eq!(
+        blocks_of(&bytes, &mut Context::new()),
+        ["Figures", "I:image/png"]
+    );
     // With the host's hook, the workbook's first sheet stands where its picture stood; shown
     // as an icon, the picture stays.
     let hook = SheetsOfLines;
     let mut ctx = Context::new().with_embedded(&hook);
-    let doc = PptxConverter.convert(&input, &mut ctx).expect("converts");
-    assert_eq!(
-        text_of(&doc.parts[0].blocks),
-        ["Figures", "Q1 revenue", "12"]
-    );
+    assert_eq!(blocks_of(&bytes, &mut ctx), ["Figures", "Q1 revenue", "12"]);
     let icon = slide.replace(
         r#"progId="Excel.Sheet.12">"#,
         r#"progId="Excel.Sheet.12" showAsIcon="1">"#,
     );
-    let bytes = one_slide_deck_with(
-        &icon,
-        &[
-            ("ppt/slides/_rels/slide1.xml.rels", slide_rels.as_bytes()),
-            ("ppt/media/image1.png", b"\x89PNG\r\n\x1a\npreview"),
-            ("ppt/embeddings/sheet.xlsx", b"Q1 revenue\n12"),
-        ],
+    assert_eq!(
+        blocks_of(&deck(&icon), &mut ctx),
+        ["Figures", "I:image/png"]
     );
-    let input = Input {
-        bytes: &bytes,
-        file_name: "ole.pptx",
-        mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-    };
-    let doc = PptxConverter.convert(&input, &mut ctx).expect("converts");
-    assert_eq!(text_of(&doc.parts[0].blocks), ["Figures", "I:image/png"]);
 }
 
 /// A host stand-in that reads any embedded part as a workbook of two sheets, one paragraph a

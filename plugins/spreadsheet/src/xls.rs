@@ -621,6 +621,26 @@ mod tests {
         rec(0x01B6, &d)
     }
 
+    /// A BOF record of this substream kind (BIFF8).
+    fn bof(kind: u16) -> Vec<u8> {
+        let mut d = vec![0x00, 0x06];
+        d.extend(kind.to_le_bytes());
+        d.extend([0u8; 12]);
+        rec(0x0809, &d)
+    }
+
+    /// Globals with one BOUNDSHEET named `Data`, and where its offset field is.
+    fn globals_of_one_sheet() -> (Vec<u8>, usize) {
+        let mut globals = bof(0x0005);
+        let sheet_at = globals.len() + 4;
+        let mut bs = vec![0u8; 4];
+        bs.extend([0, 0, 6, 0]);
+        bs.extend(b"Data");
+        globals.extend(rec(0x0085, &bs));
+        globals.extend(rec(0x000A, &[]));
+        (globals, sheet_at)
+    }
+
     fn number(row: u16, col: u16, v: f64) -> Vec<u8> {
         let mut d = row.to_le_bytes().to_vec();
         d.extend(col.to_le_bytes());
@@ -633,19 +653,7 @@ mod tests {
     fn chart_substreams_leave_the_sheet_and_its_cells_stay() {
         // Globals with one BOUNDSHEET; the sheet holds 5 at A1, then an embedded chart
         // whose cached series value 0 is also addressed (0, 0).
-        let bof = |kind: u16| {
-            let mut d = vec![0x00, 0x06];
-            d.extend(kind.to_le_bytes());
-            d.extend([0u8; 12]);
-            rec(0x0809, &d)
-        };
-        let mut globals = bof(0x0005);
-        let sheet_at = globals.len() + 4;
-        let mut bs = vec![0u8; 4];
-        bs.extend([0, 0, 6, 0]);
-        bs.extend(b"Data");
-        globals.extend(rec(0x0085, &bs));
-        globals.extend(rec(0x000A, &[]));
+        let (globals, sheet_at) = globals_of_one_sheet();
         let mut sheet = bof(0x0010);
         sheet.extend(number(0, 0, 5.0));
         sheet.extend(bof(0x0020));
@@ -730,19 +738,7 @@ mod tests {
         // POI's 61045 (govdocs1 626534): DIMENSIONS with two bytes more than BIFF8's 14, which
         // calamine refused ("Len { expected: 14, found: 16 }") for the whole workbook.
         use calamine::{Data, Reader, Xls};
-        let bof = |kind: u16| {
-            let mut d = vec![0x00, 0x06];
-            d.extend(kind.to_le_bytes());
-            d.extend([0u8; 12]);
-            rec(0x0809, &d)
-        };
-        let mut globals = bof(0x0005);
-        let sheet_at = globals.len() + 4;
-        let mut bs = vec![0u8; 4];
-        bs.extend([0, 0, 6, 0]);
-        bs.extend(b"Data");
-        globals.extend(rec(0x0085, &bs));
-        globals.extend(rec(0x000A, &[]));
+        let (mut globals, sheet_at) = globals_of_one_sheet();
         let offset = globals.len() as u32;
         globals[sheet_at..sheet_at + 4].copy_from_slice(&offset.to_le_bytes());
         let mut stream = globals;
@@ -780,12 +776,6 @@ mod tests {
     fn an_embedded_chart_gives_its_title_and_cached_data_as_a_table() {
         // Tika's testEXCEL_labels-govdocs: a chart's country names are LABEL records after an
         // SIIndex of categories, its values NUMBER records after one of values.
-        let bof = |kind: u16| {
-            let mut d = vec![0x00, 0x06];
-            d.extend(kind.to_le_bytes());
-            d.extend([0u8; 12]);
-            rec(0x0809, &d)
-        };
         let seriestext = |t: &str| {
             let mut d = vec![0, 0, t.len() as u8, 1];
             d.extend(t.encode_utf16().flat_map(u16::to_le_bytes));
