@@ -225,10 +225,8 @@ pub fn scan(stream: &[u8]) -> Option<Styles> {
         } else {
             Default::default()
         };
-        if biff8 {
-            for chart in sheet_charts(stream, offset) {
-                shapes.extend(chart.blocks());
-            }
+        for chart in sheet_charts(stream, offset) {
+            shapes.extend(chart.blocks());
         }
         styles.comments.push(comments);
         styles.shapes.push(shapes);
@@ -251,8 +249,9 @@ pub fn without_chart_substreams(workbook: &WorkbookStream) -> Option<Vec<u8>> {
 }
 
 /// A copy of the workbook for calamine: the chart substreams left out
-/// ([`without_chart_substreams`]) and a sheet's DIMENSIONS record of 16 bytes cut to BIFF8's
-/// 14 (some writers add two; calamine refused the whole file, POI's bug 61045), in a new
+/// ([`without_chart_substreams`]), a sheet's DIMENSIONS record of 16 bytes cut to BIFF8's
+/// 14 (some writers add two; calamine refused the whole file, POI's bug 61045) and a `Book`
+/// stream's BOF records saying BIFF5 (calamine took another version for BIFF8), in a new
 /// compound file holding only the workbook stream. `None` when nothing needed changing, unless
 /// `always`: calamine's own compound-file reader refuses some files whose workbook stream
 /// `cfb` reads (a FAT chain running past the end), and the stream in a fresh file opens.
@@ -313,6 +312,18 @@ pub fn rebuilt(workbook: &WorkbookStream, always: bool) -> Option<Vec<u8>> {
                     break;
                 }
             }
+        }
+    }
+    // A `Book` stream is Excel 5/95's (BIFF5/7); a BOF that gives another version there (POI's
+    // 64130: 0x0580) made calamine read BIFF8 strings and refuse the file.
+    if name == "/Book" {
+        let mut at = 0;
+        while let (Some(typ), Some(len)) = (u16_at(&out, at), u16_at(&out, at + 2)) {
+            if typ == 0x0809 && len >= 2 && u16_at(&out, at + 4) != Some(0x0500) {
+                out[at + 4..at + 6].copy_from_slice(&0x0500u16.to_le_bytes());
+                removed = true;
+            }
+            at += 4 + usize::from(len);
         }
     }
     if !removed && !always {
@@ -459,8 +470,12 @@ pub fn sheet_charts(stream: &[u8], offset: usize) -> Vec<Chart> {
         Other,
     }
     let mut charts = Vec::new();
-    let mut depth = 0usize; // substreams: 1 the sheet, 2 a chart in it
-                            // the chart being read: title, series, block stack, last record, AI id, text, SIIndex
+    // substreams: 1 the sheet (a chart sheet's is its chart), 2 a chart embedded in it
+    let mut depth = 0usize;
+    // the depth of the chart being read, and whether it is BIFF8 (else BIFF5's strings)
+    let mut chart_at: Option<usize> = None;
+    let mut biff8 = true;
+    // the chart being read: title, series, block stack, last record, AI id, text, SIIndex
     let mut title: Option<String> = None;
     let mut series: Vec<Series> = Vec::new();
     let mut stack: Vec<Block> = Vec::new();
@@ -469,19 +484,33 @@ pub fn sheet_charts(stream: &[u8], offset: usize) -> Vec<Chart> {
     let mut text: Option<String> = None;
     let mut index = 0u16;
     let mut points = 0usize;
+    // cells before any SIIndex: MS Graph's datasheet, a small grid of its own
+    let mut datasheet: Vec<(u16, u16, String)> = Vec::new();
     for (typ, data) in records(stream, offset) {
         if is_bof(typ) {
             depth += 1;
-            if depth == 2 {
+            // a chart inside a sheet, or a sheet that is no worksheet (a chart sheet: 0x0020;
+            // MS Graph's charts say 0x8000)
+            let sheet_kind = u16_at(data, 2);
+            if chart_at.is_none()
+                && (depth == 2 || !matches!(sheet_kind, Some(0x0005 | 0x0010) | None))
+            {
+                chart_at = Some(depth);
+                biff8 = u16_at(data, 0) == Some(0x0600);
                 (title, text, ai, index, points, last) = (None, None, None, 0, 0, typ);
                 series.clear();
                 stack.clear();
+                datasheet.clear();
             }
             continue;
         }
         if typ == 0x000A {
-            if depth == 2 {
-                let chart = Chart::from_series(title.take(), &series);
+            if chart_at == Some(depth) {
+                chart_at = None;
+                let mut chart = Chart::from_series(title.take(), &series);
+                if chart.table.is_none() {
+                    chart.table = datasheet_table(&datasheet);
+                }
                 if chart.title.is_some() || chart.table.is_some() {
                     charts.push(chart);
                 }
@@ -492,7 +521,7 @@ pub fn sheet_charts(stream: &[u8], offset: usize) -> Vec<Chart> {
             }
             continue;
         }
-        if depth != 2 {
+        if chart_at != Some(depth) {
             continue;
         }
         match typ {
@@ -510,7 +539,7 @@ pub fn sheet_charts(stream: &[u8], offset: usize) -> Vec<Chart> {
             0x1003 if series.len() < MAX_CHART_SERIES => series.push(Series::default()),
             0x1051 => ai = data.first().copied(),
             0x100D => {
-                let label = chart_text(data).unwrap_or_default();
+                let label = chart_text(data, biff8).unwrap_or_default();
                 match stack.last() {
                     Some(Block::Series) if ai == Some(0) => {
                         if let Some(s) = series.last_mut() {
@@ -527,27 +556,53 @@ pub fn sheet_charts(stream: &[u8], offset: usize) -> Vec<Chart> {
                 }
             }
             0x1065 => index = u16_at(data, 0).unwrap_or(0),
-            0x0203..=0x0205 if stack.is_empty() && points < MAX_CHART_POINTS => {
+            0x0003 | 0x0004 | 0x0203..=0x0205
+                if (stack.is_empty() || index == 0) && points < MAX_CHART_POINTS =>
+            {
                 let (Some(row), Some(col)) = (u16_at(data, 0), u16_at(data, 2)) else {
                     continue;
                 };
-                let value = match typ {
-                    0x0203 => data
-                        .get(6..14)
+                let number = |at: usize| {
+                    data.get(at..at + 8)
                         .and_then(|b| b.try_into().ok())
                         .map(f64::from_le_bytes)
                         .filter(|v| v.is_finite())
-                        .map(numfmt::plain_number),
-                    0x0204 => data.get(6..).and_then(|d| read_string(d, true)),
+                        .map(numfmt::plain_number)
+                };
+                let value = match typ {
+                    0x0203 => number(6),
+                    // BIFF2's NUMBER and LABEL, which MS Graph still writes in BIFF5 charts:
+                    // three bytes of cell attributes, then the value
+                    0x0003 => number(7),
+                    0x0004 => data.get(7..).and_then(|d| read_string(d, false)),
+                    0x0204 if biff8 => data.get(6..).and_then(|d| read_string(d, true)),
+                    // BIFF5's LABEL: a 16-bit length, then bytes
+                    0x0204 => u16_at(data, 6).and_then(|n| {
+                        let bytes = data.get(8..)?;
+                        Some(
+                            bytes
+                                .iter()
+                                .take(usize::from(n))
+                                .map(|&b| char::from(b))
+                                .collect(),
+                        )
+                    }),
                     _ => match (data.get(6), data.get(7)) {
                         (Some(&v), Some(0)) => Some(if v == 0 { "FALSE" } else { "TRUE" }.into()),
                         _ => None,
                     },
                 };
-                let (Some(value), Some(s)) = (value, series.get_mut(usize::from(col))) else {
+                let Some(value) = value else {
                     continue;
                 };
                 points += 1;
+                if index == 0 {
+                    datasheet.push((row, col, value));
+                    continue;
+                }
+                let Some(s) = series.get_mut(usize::from(col)) else {
+                    continue;
+                };
                 match index {
                     1 => s.values.push((usize::from(row), value)),
                     2 => s.categories.push((usize::from(row), value)),
@@ -561,11 +616,34 @@ pub fn sheet_charts(stream: &[u8], offset: usize) -> Vec<Chart> {
     charts
 }
 
-/// A chart label's text: SERIESTEXT's ShortXLUnicodeString after its 2-byte id.
-fn chart_text(data: &[u8]) -> Option<String> {
+/// MS Graph's datasheet (cells stored in the chart before any SIIndex: categories along the
+/// first row, a series a row) as a table, its first row the header; `None` when it is empty.
+fn datasheet_table(cells: &[(u16, u16, String)]) -> Option<quire_plugin_api::Table> {
+    use quire_plugin_api::{Cell, Table};
+    let rows = cells.iter().map(|c| usize::from(c.0)).max()? + 1;
+    let cols = cells.iter().map(|c| usize::from(c.1)).max()? + 1;
+    if rows * cols > MAX_CHART_POINTS {
+        return None;
+    }
+    let mut grid = vec![vec![String::new(); cols]; rows];
+    for (r, c, v) in cells {
+        grid[usize::from(*r)][usize::from(*c)].clone_from(v);
+    }
+    Some(Table {
+        header_rows: 1,
+        rows: grid
+            .into_iter()
+            .map(|r| r.into_iter().map(Cell::text).collect())
+            .collect(),
+    })
+}
+
+/// A chart label's text: SERIESTEXT's string after its 2-byte id (BIFF8: a length, flags and
+/// the characters; BIFF5: a length and bytes).
+fn chart_text(data: &[u8], biff8: bool) -> Option<String> {
     let cch = usize::from(*data.get(2)?);
-    let wide = data.get(3)? & 1 == 1;
-    let body = data.get(4..)?;
+    let wide = biff8 && data.get(3)? & 1 == 1;
+    let body = data.get(if biff8 { 4.. } else { 3.. })?;
     Some(if wide {
         let units: Vec<u16> = body
             .chunks_exact(2)
@@ -770,6 +848,75 @@ mod tests {
         assert!(rebuilt(&plain, false).is_none());
         let copy = rebuilt(&plain, true).expect("copied");
         assert!(Xls::new(Cursor::new(copy.as_slice())).is_ok());
+    }
+
+    #[test]
+    fn an_ms_graph_chart_sheet_in_an_excel_95_stream_gives_its_datasheet() {
+        // POI's 64130: a `Book` stream whose BOFs say 0x0580 (calamine read BIFF8 strings and
+        // refused it) and whose one sheet is MS Graph's chart (kind 0x8000): its datasheet is
+        // BIFF2 LABEL and NUMBER cells inside an open block, before any SIIndex.
+        let bof5 = |kind: u16| {
+            let mut d = vec![0x80, 0x05];
+            d.extend(kind.to_le_bytes());
+            d.extend([0x8c, 0x0c, 0xca, 0x07]);
+            rec(0x0809, &d)
+        };
+        let label2 = |row: u16, col: u16, t: &str| {
+            let mut d = row.to_le_bytes().to_vec();
+            d.extend(col.to_le_bytes());
+            d.extend([0, 0, 0, t.len() as u8]);
+            d.extend(t.bytes());
+            rec(0x0004, &d)
+        };
+        let number2 = |row: u16, col: u16, v: f64| {
+            let mut d = row.to_le_bytes().to_vec();
+            d.extend(col.to_le_bytes());
+            d.extend([0, 0, 0]);
+            d.extend(v.to_le_bytes());
+            rec(0x0003, &d)
+        };
+        let mut chart = bof5(0x8000);
+        chart.extend(rec(0x1052, &[0; 4]));
+        chart.extend(rec(0x1033, &[]));
+        chart.extend(label2(0, 1, "Dawn"));
+        chart.extend(label2(0, 2, "Dusk"));
+        chart.extend(label2(1, 0, "Percent"));
+        chart.extend(number2(1, 1, 0.5));
+        chart.extend(number2(1, 2, 2.25));
+        chart.extend(rec(0x1034, &[]));
+        chart.extend(rec(0x000A, &[]));
+        let charts = sheet_charts(&chart, 0);
+        let table = charts[0].table.as_ref().expect("the datasheet");
+        let expected: Vec<Vec<quire_plugin_api::Cell>> =
+            [["", "Dawn", "Dusk"], ["Percent", "0.5", "2.25"]]
+                .iter()
+                .map(|r| r.iter().map(|t| quire_plugin_api::Cell::text(*t)).collect())
+                .collect();
+        assert_eq!(table.rows, expected);
+        // the copy for calamine says BIFF5 in every BOF
+        let mut globals = bof5(0x0005);
+        let field = globals.len() + 4;
+        globals.extend(rec(0x0085, &[0, 0, 0, 0, 0, 2, 0]));
+        globals.extend(rec(0x000A, &[]));
+        let offset = globals.len() as u32;
+        globals[field..field + 4].copy_from_slice(&offset.to_le_bytes());
+        globals.extend(&chart);
+        let book = WorkbookStream {
+            name: "/Book",
+            bytes: globals,
+        };
+        let copy = rebuilt(&book, false).expect("rewritten");
+        let mut file = cfb::CompoundFile::open(Cursor::new(copy)).unwrap();
+        let mut stream = Vec::new();
+        file.open_stream("/Book")
+            .unwrap()
+            .read_to_end(&mut stream)
+            .unwrap();
+        let versions: Vec<u16> = records(&stream, 0)
+            .filter(|(t, _)| *t == 0x0809)
+            .map(|(_, d)| u16_at(d, 0).unwrap())
+            .collect();
+        assert_eq!(versions, [0x0500, 0x0500]);
     }
 
     #[test]
