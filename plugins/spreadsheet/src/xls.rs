@@ -314,12 +314,14 @@ pub fn rebuilt(workbook: &WorkbookStream, always: bool) -> Option<Vec<u8>> {
             }
         }
     }
-    // A `Book` stream is Excel 5/95's (BIFF5/7); a BOF that gives another version there (POI's
-    // 64130: 0x0580) made calamine read BIFF8 strings and refuse the file.
+    // A `Book` stream is Excel 5/95's (BIFF5/7, though some writers put BIFF8 in one); a BOF
+    // there that gives neither version (POI's 64130: 0x0580) made calamine read BIFF8 strings
+    // and refuse the file.
     if name == "/Book" {
         let mut at = 0;
         while let (Some(typ), Some(len)) = (u16_at(&out, at), u16_at(&out, at + 2)) {
-            if typ == 0x0809 && len >= 2 && u16_at(&out, at + 4) != Some(0x0500) {
+            let version = u16_at(&out, at + 4);
+            if typ == 0x0809 && len >= 2 && !matches!(version, Some(0x0500 | 0x0600)) {
                 out[at + 4..at + 6].copy_from_slice(&0x0500u16.to_le_bytes());
                 removed = true;
             }
