@@ -55,6 +55,25 @@ struct Run {
     height: i64,
 }
 
+impl Run {
+    /// A run drawn at its reference point `(x, y)` in the selected font.
+    fn at(
+        x: impl Into<i64>,
+        y: impl Into<i64>,
+        text: String,
+        advance: Option<i64>,
+        font: Font,
+    ) -> Run {
+        Run {
+            x: x.into(),
+            y: y.into(),
+            text,
+            advance,
+            height: font.height,
+        }
+    }
+}
+
 /// A selected font: whether it draws symbols, its height, and the code page of 8-bit text.
 #[derive(Clone, Copy)]
 struct Font {
@@ -226,13 +245,7 @@ fn emf_text(r: &[u8], wide: bool, font: Font) -> Option<Run> {
             height: i64::from(bottom) - i64::from(top),
         });
     }
-    Some(Run {
-        x: x.into(),
-        y: y.into(),
-        text,
-        advance,
-        height: font.height,
-    })
+    Some(Run::at(x, y, text, advance, font))
 }
 
 /// The text records of a WMF; `None` when it is not one or MathType wrote it.
@@ -333,13 +346,13 @@ fn wmf_textout(r: &[u8], font: Font) -> Option<Run> {
     if font.symbol || n == 0 {
         return None;
     }
-    Some(Run {
-        x: x.into(),
-        y: y.into(),
-        text: decode_8bit(r.get(8..8 + n)?, font),
-        advance: None,
-        height: font.height,
-    })
+    Some(Run::at(
+        x,
+        y,
+        decode_8bit(r.get(8..8 + n)?, font),
+        None,
+        font,
+    ))
 }
 
 fn wmf_exttextout(r: &[u8], font: Font) -> Option<Run> {
@@ -356,13 +369,7 @@ fn wmf_exttextout(r: &[u8], font: Font) -> Option<Run> {
     let advance = (0..n)
         .map(|i| i16_at(r, dx + 2 * i).map(i64::from))
         .sum::<Option<i64>>();
-    Some(Run {
-        x: x.into(),
-        y: y.into(),
-        text,
-        advance,
-        height: font.height,
-    })
+    Some(Run::at(x, y, text, advance, font))
 }
 
 /// The runs as lines: one line per baseline, runs on it joined by a space unless one ends

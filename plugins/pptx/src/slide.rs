@@ -65,6 +65,8 @@ impl Templates {
 #[derive(Default)]
 pub struct State {
     templates: HashMap<String, Rc<Templates>>,
+    /// Each layout's master part, read from the layout's relationships once.
+    masters: HashMap<String, Option<String>>,
     images: u32,
     /// Footer texts already shown: a footer repeated on every slide is shown once, where it
     /// first appears (a varying footer is shown on each slide that carries it).
@@ -160,11 +162,18 @@ fn inherit(
         return;
     };
     let layout_t = templates(zip, &layout, state);
-    let master = relationships(zip, &layout)
-        .unwrap_or_default()
-        .into_values()
-        .find(|r| r.kind == "slideMaster" && !r.external)
-        .map(|r| r.target);
+    let master = match state.masters.get(&layout) {
+        Some(master) => master.clone(),
+        None => {
+            let master = relationships(zip, &layout)
+                .unwrap_or_default()
+                .into_values()
+                .find(|r| r.kind == "slideMaster" && !r.external)
+                .map(|r| r.target);
+            state.masters.insert(layout.clone(), master.clone());
+            master
+        }
+    };
     let master_t = master
         .map(|m| templates(zip, &m, state))
         .unwrap_or_default();
