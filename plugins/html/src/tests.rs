@@ -548,3 +548,60 @@ fn two_line_breaks_part_paragraphs() {
     assert_eq!(t.rows[1][0].content, vec![Inline::plain("c d")]);
     assert_eq!(b.len(), 4);
 }
+
+#[test]
+fn an_iframes_srcdoc_shows_in_its_place() {
+    let doc = convert(
+        "<body><p>outside</p><iframe srcdoc=\"<h2>Framed</h2><p>this is the &lt;b&gt;iframe&lt;/b&gt; content</p>\
+         <script>gone()</script><iframe srcdoc='<p>inner frame</p>'></iframe>\"></iframe>\
+         <iframe src='https://example.com/x.html'>fallback never shown</iframe><p>after</p>\
+         <table><tr><th>Name</th><th>Value</th></tr><tr><td>cell <iframe srcdoc='<p>one</p><p>two</p>'></iframe></td>\
+         <td>2</td></tr></table></body>",
+    );
+    let b = blocks(&doc);
+    assert_eq!(b[0], Block::Paragraph(vec![Inline::plain("outside")]));
+    assert_eq!(
+        b[1],
+        Block::Heading {
+            level: 2,
+            content: vec![Inline::plain("Framed")]
+        }
+    );
+    assert_eq!(
+        b[2],
+        Block::Paragraph(vec![
+            Inline::plain("this is the "),
+            Inline::styled("iframe", Style::BOLD),
+            Inline::plain(" content")
+        ])
+    );
+    assert_eq!(b[3], Block::Paragraph(vec![Inline::plain("inner frame")]));
+    assert_eq!(b[4], Block::Paragraph(vec![Inline::plain("after")]));
+    let Block::Table(table) = &b[5] else {
+        panic!("a table, got {:?}", b[5]);
+    };
+    assert_eq!(cell_text(&table.rows[1][0]), "cell one two");
+    assert_eq!(b.len(), 6);
+}
+
+#[test]
+fn frames_inside_frames_stop_at_the_depth_limit() {
+    // Each level escapes the next; a deep enough chain must end, not overflow the stack.
+    let mut html = String::from("<p>core</p>");
+    for _ in 0..40 {
+        html = format!(
+            "<iframe srcdoc=\"{}\"></iframe>",
+            html.replace('&', "&amp;").replace('"', "&quot;")
+        );
+    }
+    let input = Input {
+        bytes: html.as_bytes(),
+        file_name: "a.html",
+        mime: "text/html",
+    };
+    let mut ctx = Context::new();
+    ctx.limits.max_depth = 64;
+    let doc = HtmlConverter.convert(&input, &mut ctx).expect("converts");
+    assert!(blocks(&doc).is_empty());
+    assert!(ctx.warnings().iter().any(|w| w.contains("nested deeper")));
+}

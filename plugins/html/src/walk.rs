@@ -115,6 +115,35 @@ impl<'d> Walker<'d> {
         }
     }
 
+    /// An `<iframe srcdoc="…">` shows the document its attribute holds where the frame stands
+    /// (a frame's `src` is never fetched, so it shows nothing). That document is parsed on its
+    /// own and walked into the same flow: its blocks take the frame's place, its images are
+    /// numbered on, and its nesting counts on from the frame's, so frames inside frames stay
+    /// within the depth limit.
+    fn srcdoc(&mut self, element: &Element, flow: &mut Flow, depth: usize) -> Result<()> {
+        let Some(html) = element.attr("srcdoc").filter(|s| !s.trim().is_empty()) else {
+            return Ok(());
+        };
+        let remaining = self.max_depth.saturating_sub(depth);
+        if remaining < 8 {
+            self.depth_cut = true;
+            return Ok(());
+        }
+        let (dom, parse_cut) = Dom::parse(html, remaining, self.check)?;
+        let mut inner = Walker::new(&dom, 0, self.max_images, self.check);
+        inner.max_depth = self.max_depth;
+        inner.images = self.images;
+        inner.visited = self.visited;
+        inner.inline_only = self.inline_only;
+        self.flush(flow);
+        inner.children(Dom::ROOT, flow, depth)?;
+        inner.flush(flow);
+        self.images = inner.images;
+        self.visited = inner.visited;
+        self.depth_cut |= inner.depth_cut || parse_cut;
+        Ok(())
+    }
+
     fn children(&mut self, id: NodeId, flow: &mut Flow, depth: usize) -> Result<()> {
         for child in self.dom.children(id) {
             self.node(child, flow, depth + 1)?;
@@ -154,8 +183,9 @@ impl<'d> Walker<'d> {
         }
         match &**name {
             "head" | "script" | "style" | "noscript" | "template" | "title" | "meta" | "link"
-            | "base" | "iframe" | "frame" | "frameset" | "embed" | "canvas" | "audio" | "video"
-            | "map" | "datalist" | "nav" | "param" | "source" | "track" => {}
+            | "base" | "frame" | "frameset" | "embed" | "canvas" | "audio" | "video" | "map"
+            | "datalist" | "nav" | "param" | "source" | "track" => {}
+            "iframe" => self.srcdoc(element, flow, depth)?,
             "button" => {
                 flow.inlines.soft_space();
                 self.children(id, flow, depth)?;

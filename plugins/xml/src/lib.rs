@@ -2,12 +2,14 @@
 //!
 //! The element tree becomes `Document.data` (convention in [`tree`]'s docs) and a readable
 //! Markdown view ([`render`]) with headings, paragraphs, tables and lists for document-like
-//! XML (JATS, patents, RSS, XHTML, DocBook), office documents saved as XML ([`office`]: Word
-//! 2003 and flat OPC Word, Excel 2003) and `name: value` lists or tables for data.
+//! XML (JATS, patents, RSS, XHTML, DocBook), OPML outlines ([`opml`]), office documents saved
+//! as XML ([`office`]: Word 2003 and flat OPC Word, Excel 2003) and `name: value` lists or
+//! tables for data.
 
 mod inline;
 mod names;
 mod office;
+mod opml;
 mod render;
 mod table;
 pub mod tree;
@@ -73,6 +75,7 @@ impl Converter for XmlConverter {
         }
         ctx.check()?;
 
+        let mut head = opml::Head::default();
         let (blocks, title) = {
             let ctx_ref: &Context<'_> = ctx;
             let mut check = || ctx_ref.check();
@@ -80,6 +83,8 @@ impl Converter for XmlConverter {
             for root in &roots {
                 if xbrl::is_instance(root) {
                     xbrl::render(&mut renderer, root)?;
+                } else if opml::is_outline(root) {
+                    head = opml::render(&mut renderer, root)?;
                 } else if let Some(kind) = office::kind(root) {
                     office::render(&mut renderer, root, kind)?;
                 } else {
@@ -91,6 +96,9 @@ impl Converter for XmlConverter {
 
         let mut doc = Document::new(DocumentKind::StructuredData, "XML Document");
         doc.metadata.title = title;
+        doc.metadata.author = head.author;
+        doc.metadata.created = head.created;
+        doc.metadata.modified = head.modified;
         doc.metadata.extra.insert(
             "encoding".into(),
             serde_json::Value::String(encoding.into()),

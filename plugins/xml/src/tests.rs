@@ -182,11 +182,12 @@ fn lists_and_data_records() {
 
 #[test]
 fn containers_keep_their_attributes() {
-    // OPML: each outline's words are its `text` attribute, nested outlines its children.
+    // An outline-like vocabulary that is not OPML (OPML has its own reading): each node's
+    // words are its `text` attribute, nested nodes its children.
     let b = blocks(
-        "<opml><body><outline text='United States' id='u1'><outline text='Alaska'/>\
+        "<outlines><body><outline text='United States' id='u1'><outline text='Alaska'/>\
          <outline text='Hawaii'/></outline><outline text='Canada'><outline text='Yukon'/>\
-         </outline></body></opml>",
+         </outline></body></outlines>",
     );
     let Block::List(l) = &b[0] else {
         panic!("{b:?}")
@@ -843,4 +844,65 @@ fn tei_ref_with_a_target_is_a_link() {
         matches!(&content[0], Inline::Link(l) if l.href == "https://e.org/x"),
         "{content:?}"
     );
+}
+
+#[test]
+fn an_opml_outline_is_a_nested_list_with_its_notes_and_links() {
+    let doc = convert(
+        r#"<?xml version="1.0"?>
+<opml version="2.0">
+  <head><title>States</title><ownerName>Dave Winer</ownerName>
+    <dateModified>Thu, 14 Jul 2005 23:41:05 GMT</dateModified></head>
+  <body>
+    <outline text="Far West" created="Mon, 11 Jul 2005 10:00:00 GMT">
+      <outline text="&lt;strong&gt;Nevada&lt;/strong&gt;" _note="I lived here.&#10;&#10;Loved it.">
+        <outline text="Reno" type="link" url="http://www.reno.gov"/>
+      </outline>
+    </outline>
+    <outline type="rss" text="" xmlUrl="https://example.org/feed.xml"/>
+  </body>
+</opml>"#,
+    )
+    .unwrap();
+    assert_eq!(doc.metadata.title.as_deref(), Some("States"));
+    assert_eq!(doc.metadata.author.as_deref(), Some("Dave Winer"));
+    assert_eq!(
+        doc.metadata.modified.as_deref(),
+        Some("Thu, 14 Jul 2005 23:41:05 GMT")
+    );
+    let b = &doc.parts[0].blocks;
+    assert_eq!(headings(b), vec![(1, "States".to_owned())]);
+    assert_eq!(b.len(), 2, "{b:?}");
+    let Block::List(top) = &b[1] else {
+        panic!("a list, got {:?}", b[1]);
+    };
+    assert_eq!(top.items.len(), 2);
+    let far_west = &top.items[0].blocks;
+    assert_eq!(far_west[0], Block::text("Far West"));
+    let Block::List(west) = &far_west[1] else {
+        panic!("a nested list, got {far_west:?}");
+    };
+    let nevada = &west.items[0].blocks;
+    assert_eq!(nevada[0], Block::text("Nevada"));
+    assert_eq!(nevada[1], Block::text("I lived here."));
+    assert_eq!(nevada[2], Block::text("Loved it."));
+    let Block::List(cities) = &nevada[3] else {
+        panic!("a nested list, got {nevada:?}");
+    };
+    let Block::Paragraph(reno) = &cities.items[0].blocks[0] else {
+        panic!("a paragraph");
+    };
+    let Inline::Link(link) = &reno[0] else {
+        panic!("a link, got {reno:?}");
+    };
+    assert_eq!(link.href, "http://www.reno.gov");
+    assert_eq!(text_of(&link.content), "Reno");
+    // A subscription with no text is named by its feed.
+    let Block::Paragraph(feed) = &top.items[1].blocks[0] else {
+        panic!("a paragraph");
+    };
+    assert_eq!(text_of(feed), "https://example.org/feed.xml");
+    // No attribute leaks as `name=value` text.
+    let md = format!("{b:?}");
+    assert!(!md.contains("created"), "{md}");
 }
