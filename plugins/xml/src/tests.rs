@@ -274,6 +274,7 @@ fn dtd_named_entities_resolve_from_the_standard_set() {
         <us-patent-application><description>\
         <p id=\"p-0012\">&lsqb;0012&rsqb; The Widget&trade; joins two parts &mdash; quickly.</p>\
         <p>An &madeup; entity and another &madeup; and &other;.</p>\
+        <p>A 5 &mgr;m film of &agr;-&Bgr; at &thgr;=90&deg;, &OHgr; and &ohacgr;.</p>\
         </description></us-patent-application>";
     let input = Input {
         bytes: xml.as_bytes(),
@@ -295,6 +296,8 @@ fn dtd_named_entities_resolve_from_the_standard_set() {
         text.contains("[0012] The Widget\u{2122} joins two parts \u{2014} quickly."),
         "{text}"
     );
+    // ISO 8879's Greek sets (ISOgrk1, ISOgrk2), which the HTML5 list lacks.
+    assert!(text.contains("A 5 μm film of α-Β at θ=90°, Ω and ώ."), "{text}");
     assert!(
         !text.contains('&'),
         "no entity name leaks into the text: {text}"

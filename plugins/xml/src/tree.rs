@@ -408,10 +408,89 @@ pub fn take_unknown_entities() -> std::collections::BTreeSet<String> {
     UNKNOWN_ENTITIES.with(|u| std::mem::take(&mut *u.borrow_mut()))
 }
 
+/// ISO 8879's Greek letter sets, which the HTML5 list leaves out: ISOgrk1 (`&agr;` α,
+/// `&mgr;` μ, `&OHgr;` Ω: USPTO's patent DTDs use them) and ISOgrk2 (monotoniko accented
+/// letters, `&aacgr;` ά). Sorted by name (byte order) for the binary search.
+const ISO_GREEK: [(&str, char); 69] = [
+    ("Aacgr", 'Ά'),
+    ("Agr", 'Α'),
+    ("Bgr", 'Β'),
+    ("Dgr", 'Δ'),
+    ("EEacgr", 'Ή'),
+    ("EEgr", 'Η'),
+    ("Eacgr", 'Έ'),
+    ("Egr", 'Ε'),
+    ("Ggr", 'Γ'),
+    ("Iacgr", 'Ί'),
+    ("Idigr", 'Ϊ'),
+    ("Igr", 'Ι'),
+    ("KHgr", 'Χ'),
+    ("Kgr", 'Κ'),
+    ("Lgr", 'Λ'),
+    ("Mgr", 'Μ'),
+    ("Ngr", 'Ν'),
+    ("OHacgr", 'Ώ'),
+    ("OHgr", 'Ω'),
+    ("Oacgr", 'Ό'),
+    ("Ogr", 'Ο'),
+    ("PHgr", 'Φ'),
+    ("PSgr", 'Ψ'),
+    ("Pgr", 'Π'),
+    ("Rgr", 'Ρ'),
+    ("Sgr", 'Σ'),
+    ("THgr", 'Θ'),
+    ("Tgr", 'Τ'),
+    ("Uacgr", 'Ύ'),
+    ("Udigr", 'Ϋ'),
+    ("Ugr", 'Υ'),
+    ("Xgr", 'Ξ'),
+    ("Zgr", 'Ζ'),
+    ("aacgr", 'ά'),
+    ("agr", 'α'),
+    ("bgr", 'β'),
+    ("dgr", 'δ'),
+    ("eacgr", 'έ'),
+    ("eeacgr", 'ή'),
+    ("eegr", 'η'),
+    ("egr", 'ε'),
+    ("ggr", 'γ'),
+    ("iacgr", 'ί'),
+    ("idiagr", 'ΐ'),
+    ("idigr", 'ϊ'),
+    ("igr", 'ι'),
+    ("kgr", 'κ'),
+    ("khgr", 'χ'),
+    ("lgr", 'λ'),
+    ("mgr", 'μ'),
+    ("ngr", 'ν'),
+    ("oacgr", 'ό'),
+    ("ogr", 'ο'),
+    ("ohacgr", 'ώ'),
+    ("ohgr", 'ω'),
+    ("pgr", 'π'),
+    ("phgr", 'φ'),
+    ("psgr", 'ψ'),
+    ("rgr", 'ρ'),
+    ("sfgr", 'ς'),
+    ("sgr", 'σ'),
+    ("tgr", 'τ'),
+    ("thgr", 'θ'),
+    ("uacgr", 'ύ'),
+    ("udiagr", 'ΰ'),
+    ("udigr", 'ϋ'),
+    ("ugr", 'υ'),
+    ("xgr", 'ξ'),
+    ("zgr", 'ζ'),
+];
+
 /// A named entity from the HTML5 (WHATWG) list, which covers ISO 8879, XHTML and MathML
 /// names: documents that declare such entities in an external DTD (USPTO patents use
 /// `&lsqb;`, `&trade;`, `&mdash;` …) read as their authors meant, without any DTD fetched.
 fn standard_entity(name: &str, out: &mut String) -> bool {
+    if let Ok(i) = ISO_GREEK.binary_search_by(|&(n, _)| n.cmp(name)) {
+        out.push(ISO_GREEK[i].1);
+        return true;
+    }
     let key = format!("{name};");
     match web_atoms::NAMED_ENTITIES.get(key.as_str()) {
         Some(&(first, second)) => {
