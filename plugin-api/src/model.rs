@@ -115,7 +115,8 @@ fn visit_inlines_images(inlines: &mut [Inline], f: &mut dyn FnMut(&mut Image)) {
             | Inline::Lines { .. }
             | Inline::Code(_)
             | Inline::Break
-            | Inline::NoteRef(_) => {}
+            | Inline::NoteRef(_)
+            | Inline::Math { .. } => {}
         }
     }
 }
@@ -155,7 +156,8 @@ fn collect_inline_images<'a>(inlines: &'a [Inline], out: &mut Vec<&'a Image>) {
             | Inline::Lines { .. }
             | Inline::Code(_)
             | Inline::Break
-            | Inline::NoteRef(_) => {}
+            | Inline::NoteRef(_)
+            | Inline::Math { .. } => {}
         }
     }
 }
@@ -346,6 +348,13 @@ pub enum Inline {
     Image(Box<Image>),
     /// A reference to a [`Block::Note`].
     NoteRef(String),
+    /// A formula as LaTeX, without delimiters (Office Math, Equation Editor 3.0); `display`
+    /// when it stands on a line of its own (`m:oMathPara`). Markdown writes it `$…$` or
+    /// `$$…$$` as it is, unescaped, as Markdown math readers expect.
+    Math {
+        tex: String,
+        display: bool,
+    },
 }
 
 impl Inline {

@@ -703,6 +703,14 @@ impl<'w> Writer<'w> {
                 Inline::NoteRef(label) => {
                     let _ = write!(s, "[^{}]", note_label(label));
                 }
+                Inline::Math { tex, display } => {
+                    let mut tex = tex.replace(['\n', '\r'], " ");
+                    if matches!(ctx, Context::TableCell) {
+                        tex = tex.replace('|', "\\|");
+                    }
+                    let fence = if *display { "$$" } else { "$" };
+                    let _ = write!(s, "{fence}{}{fence}", tex.trim());
+                }
             }
             if top {
                 self.stream.drain(s);
@@ -715,6 +723,7 @@ impl<'w> Writer<'w> {
 fn inline_len(inline: &Inline) -> usize {
     match inline {
         Inline::Text { text, .. } | Inline::Code(text) | Inline::NoteRef(text) => text.len(),
+        Inline::Math { tex, .. } => tex.len() + 4,
         // Each newline stands for a break (3 bytes).
         Inline::Lines { text } => text.len() + 2 * text.bytes().filter(|&b| b == b'\n').count(),
         Inline::Link(link) => link.content.iter().map(inline_len).sum::<usize>() + 8,
@@ -1865,6 +1874,39 @@ mod tests {
         assert_eq!(
             out,
             "![a.png](data:image/png;base64,AQID)\n\nREAD ME\n\n````rust\nlet a = \"```\";\n````\n\n> q1\n>\n> q2\n\n[link](<https://x.org/a b>)[A](/wiki/A \"Say \\\"A\\\" (the letter) \\\\\")[^1]\n\n[^1]: the note\n"
+        );
+    }
+
+    #[test]
+    fn formulas_are_written_as_latex_unescaped() {
+        let cell = |inlines: Vec<Inline>| quire_plugin_api::Cell::new(inlines);
+        let out = md(vec![
+            Block::Paragraph(vec![
+                Inline::plain("Let "),
+                Inline::Math {
+                    tex: "x_{1}^{*}+\\frac{a}{b}".into(),
+                    display: false,
+                },
+                Inline::plain(" hold_{x}."),
+            ]),
+            Block::Paragraph(vec![Inline::Math {
+                tex: "\\sum_{i=1}^{n} i".into(),
+                display: true,
+            }]),
+            Block::Table(quire_plugin_api::Table {
+                header_rows: 1,
+                rows: vec![
+                    vec![cell(vec![Inline::plain("det")])],
+                    vec![cell(vec![Inline::Math {
+                        tex: "|A_{1}|".into(),
+                        display: false,
+                    }])],
+                ],
+            }),
+        ]);
+        assert_eq!(
+            out,
+            "Let $x_{1}^{*}+\\frac{a}{b}$ hold\\_{x}.\n\n$$\\sum_{i=1}^{n} i$$\n\n| det |\n| --- |\n| $\\|A_{1}\\|$ |\n"
         );
     }
 }

@@ -180,9 +180,10 @@ fn push_plain_inlines(content: &[Inline], s: &mut String) {
     for inline in content {
         match inline {
             // A `Lines` text's newlines are its breaks, written as the `Break` arm writes them.
-            Inline::Text { text, .. } | Inline::Lines { text } | Inline::Code(text) => {
-                s.push_str(text)
-            }
+            Inline::Text { text, .. }
+            | Inline::Lines { text }
+            | Inline::Code(text)
+            | Inline::Math { tex: text, .. } => s.push_str(text),
             Inline::Link(link) => push_plain_inlines(&link.content, s),
             Inline::Break => s.push('\n'),
             Inline::Image(img) => {

@@ -156,6 +156,9 @@ pub(crate) struct PartParser<'s, 'z, 'b, 'c, 'x> {
     /// The relationship of the embedded workbook or document shown as its content in the
     /// `w:object` being read (`o:OLEObject`, [`PartParser::embedded_object`]).
     ole: Option<String>,
+    /// The relationship of the Equation Editor 3.0 formula in the `w:object` being read
+    /// ([`PartParser::equation`]).
+    equation: Option<String>,
 }
 
 const TICK_EVERY: u64 = 64;
@@ -294,6 +297,7 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
             sinks: 0,
             links: 0,
             ole: None,
+            equation: None,
         }
     }
 
@@ -492,6 +496,19 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
             Some(bytes) => quire_ooxml::embedded::object_blocks(&bytes, &rel.target, self.sh.ctx),
             None => Ok(None),
         }
+    }
+
+    /// The LaTeX of an Equation Editor 3.0 formula embedded as an OLE object
+    /// ([`quire_ooxml::mtef`]); `None` keeps its preview picture.
+    fn equation(&mut self, id: &str) -> Result<Option<String>> {
+        let Some(rel) = self.rels.get(id).filter(|r| !r.external).cloned() else {
+            return Ok(None);
+        };
+        Ok(self
+            .sh
+            .zip
+            .read(&rel.target)?
+            .and_then(|bytes| quire_ooxml::mtef::ole_latex(&bytes)))
     }
 
     fn sect_pr<'a>(&mut self, x: &mut Xml<'a>) -> Result<()> {

@@ -222,9 +222,10 @@ fn prefix(label: &str, mut content: Vec<Inline>) -> Vec<Inline> {
 pub(crate) fn inline_text(inlines: &[Inline], out: &mut String) {
     for i in inlines {
         match i {
-            Inline::Text { text, .. } | Inline::Lines { text } | Inline::Code(text) => {
-                out.push_str(text)
-            }
+            Inline::Text { text, .. }
+            | Inline::Lines { text }
+            | Inline::Code(text)
+            | Inline::Math { tex: text, .. } => out.push_str(text),
             Inline::Link(link) => inline_text(&link.content, out),
             Inline::Break => out.push('\n'),
             Inline::Image(img) => {

@@ -742,9 +742,25 @@ fn headers_once_at_start_page_numbers_skipped_footers_at_end() {
 #[test]
 fn equations_become_latex() {
     let body = r#"<w:p><w:r><w:t xml:space="preserve">For </w:t></w:r><m:oMath><m:r><m:t>x</m:t></m:r></m:oMath></w:p><w:p><m:oMathPara><m:oMath><m:rad><m:radPr><m:degHide m:val="1"/></m:radPr><m:deg/><m:e><m:r><m:t>2</m:t></m:r></m:e></m:rad></m:oMath></m:oMathPara></w:p>"#;
-    let text = text_of(&run(&docx(body, &[])));
-    assert!(text.contains("For $x$"), "{text}");
-    assert!(text.contains("$$\\sqrt{2}$$"), "{text}");
+    let doc = run(&docx(body, &[]));
+    let b = blocks(&doc);
+    assert_eq!(
+        b[0],
+        Block::Paragraph(vec![
+            Inline::plain("For "),
+            Inline::Math {
+                tex: "x".into(),
+                display: false
+            }
+        ])
+    );
+    assert_eq!(
+        b[1],
+        Block::Paragraph(vec![Inline::Math {
+            tex: "\\sqrt{2}".into(),
+            display: true
+        }])
+    );
 }
 
 #[test]
@@ -1119,4 +1135,84 @@ fn an_object_shown_as_its_content_is_converted_in_place_of_its_picture() {
         );
         assert_eq!(b.len(), 2, "{aspect}: {b:?}");
     }
+}
+
+/// An OLE object's compound file holding an `Equation Native` stream: Equation Editor 3.0's
+/// 28-byte header, then `mtef`.
+fn equation_object(mtef: &[u8]) -> Vec<u8> {
+    let mut cf =
+        cfb::CompoundFile::create_with_version(cfb::Version::V3, std::io::Cursor::new(Vec::new()))
+            .unwrap();
+    let mut native = vec![28, 0];
+    native.resize(28, 0);
+    native.extend_from_slice(mtef);
+    cf.create_stream("/Equation Native")
+        .unwrap()
+        .write_all(&native)
+        .unwrap();
+    cf.flush().unwrap();
+    cf.into_inner().into_inner()
+}
+
+#[test]
+fn an_equation_editor_formula_reads_as_latex_in_place_of_its_picture() {
+    // Word 97-2003's equations: a `w:object` with a WMF preview and an `Equation.3` OLE object
+    // whose MTEF says x_{1}^{2}+\frac{a}{b}. The formula replaces the picture; an object whose
+    // stream is damaged keeps it.
+    let object = |rid: &str| {
+        format!(
+            r#"<w:r><w:object><v:shape id="s1" xmlns:v="urn:schemas-microsoft-com:vml"><v:imagedata r:id="rId50" o:title="" xmlns:o="urn:schemas-microsoft-com:office:office"/></v:shape><o:OLEObject Type="Embed" ProgID="Equation.3" ShapeID="s1" DrawAspect="Content" ObjectID="_1" r:id="{rid}" xmlns:o="urn:schemas-microsoft-com:office:office"/></w:object></w:r>"#
+        )
+    };
+    let para = |rid: &str| {
+        format!(
+            "<w:p><w:r><w:t xml:space=\"preserve\">Area </w:t></w:r>{}<w:r><w:t xml:space=\"preserve\"> m</w:t></w:r></w:p>",
+            object(rid)
+        )
+    };
+    let rels = concat!(
+        r#"<Relationship Id="rId50" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/image1.png"/>"#,
+        r#"<Relationship Id="rId51" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/oleObject" Target="embeddings/oleObject1.bin"/>"#,
+        r#"<Relationship Id="rId52" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/oleObject" Target="embeddings/oleObject2.bin"/>"#,
+    );
+    let ch = |tf: u8, c: u8| [0x02, tf + 128, c, 0];
+    let mut mtef = vec![3, 1, 1, 3, 0, 0x0A, 0x01];
+    mtef.extend(ch(3, b'x'));
+    mtef.extend([0x03, 15, 2, 0, 0x01]); // script: subscript slot, superscript slot
+    mtef.extend(ch(8, b'1'));
+    mtef.extend([0x00, 0x01]);
+    mtef.extend(ch(8, b'2'));
+    mtef.extend([0x00, 0x00]);
+    mtef.extend(ch(6, b'+'));
+    mtef.extend([0x03, 14, 0, 0, 0x01]); // fraction: numerator, denominator
+    mtef.extend(ch(3, b'a'));
+    mtef.extend([0x00, 0x01]);
+    mtef.extend(ch(3, b'b'));
+    mtef.extend([0x00, 0x00, 0x00, 0x00]);
+    let good = equation_object(&mtef);
+    let damaged = equation_object(&[3, 1, 1, 3, 0, 0x01, 0x02, 131]);
+    let extra: Vec<(&str, &[u8])> = vec![
+        ("word/media/image1.png", PNG),
+        ("word/embeddings/oleObject1.bin", &good),
+        ("word/embeddings/oleObject2.bin", &damaged),
+    ];
+    let body = [para("rId51"), para("rId52")].concat();
+    let bytes = docx_with_rels(&body, rels, &extra);
+    let doc = convert(&bytes, &mut Context::new()).expect("converts");
+    let b = blocks(&doc);
+    assert_eq!(
+        b[0],
+        Block::Paragraph(vec![
+            Inline::plain("Area "),
+            Inline::Math {
+                tex: "x_{1}^{2}+\\frac{a}{b}".into(),
+                display: false
+            },
+            Inline::plain(" m"),
+        ])
+    );
+    assert!(
+        matches!(&b[1], Block::Paragraph(p) if p.iter().any(|i| matches!(i, Inline::Image(_)))),
+        "{b:?}"
+    );
 }

@@ -903,7 +903,9 @@ pub fn plain_text(inlines: &[Inline]) -> String {
             continue;
         };
         match inline {
-            Inline::Text { text, .. } | Inline::Code(text) => out.push_str(text),
+            Inline::Text { text, .. } | Inline::Code(text) | Inline::Math { tex: text, .. } => {
+                out.push_str(text)
+            }
             Inline::Link(link) => stack.push(link.content.iter()),
             Inline::Break => out.push(' '),
             Inline::Lines { text } => out.push_str(&text.replace('\n', " ")),

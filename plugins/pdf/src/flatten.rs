@@ -73,9 +73,10 @@ fn blocks_text(blocks: &[Block], out: &mut String) {
 fn inlines_text(inlines: &[Inline], out: &mut String) {
     for inline in inlines {
         match inline {
-            Inline::Text { text, .. } | Inline::Lines { text } | Inline::Code(text) => {
-                out.push_str(text)
-            }
+            Inline::Text { text, .. }
+            | Inline::Lines { text }
+            | Inline::Code(text)
+            | Inline::Math { tex: text, .. } => out.push_str(text),
             Inline::Link(link) => inlines_text(&link.content, out),
             Inline::Break => out.push('\n'),
             Inline::Image(img) => {

@@ -333,11 +333,13 @@ fn read_frame(
                         pos = Some(tf.apply((x, y)));
                     }
                 }
-                // a workbook or Word document shown as its content (not an icon)
+                // a workbook, Word document or Equation Editor 3.0 formula shown as its
+                // content (not an icon)
                 b"oleObj" if object.is_none() => {
                     let shown = !matches!(attr(&e, b"showAsIcon").as_deref(), Some("1" | "true"));
-                    let kind =
-                        attr(&e, b"progId").is_some_and(|p| quire_ooxml::embedded::converts(&p));
+                    let kind = attr(&e, b"progId").is_some_and(|p| {
+                        quire_ooxml::embedded::converts(&p) || quire_ooxml::mtef::is_equation(&p)
+                    });
                     if shown && kind {
                         object = attr(&e, b"id").filter(|i| !i.is_empty());
                     }

@@ -381,7 +381,14 @@ fn shape_blocks(
             if let Some(blocks) = object
                 .and_then(|id| rels.get(&id).filter(|r| !r.external).cloned())
                 .map(|rel| match zip.read(&rel.target)? {
-                    Some(bytes) => quire_ooxml::embedded::object_blocks(&bytes, &rel.target, ctx),
+                    // an Equation Editor 3.0 formula: its LaTeX, a line of its own
+                    Some(bytes) => match quire_ooxml::mtef::ole_latex(&bytes) {
+                        Some(tex) => Ok(Some(vec![Block::Paragraph(vec![Inline::Math {
+                            tex,
+                            display: true,
+                        }])])),
+                        None => quire_ooxml::embedded::object_blocks(&bytes, &rel.target, ctx),
+                    },
                     None => Ok(None),
                 })
                 .transpose()?

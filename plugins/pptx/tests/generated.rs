@@ -154,6 +154,7 @@ fn text_of(blocks: &[Block]) -> Vec<String> {
             .map(|i| match i {
                 Inline::Text { text, .. } => text.clone(),
                 Inline::Link(link) => inl(&link.content),
+                Inline::Math { tex, display } => format!("M{}:{tex}", u8::from(*display)),
                 _ => String::new(),
             })
             .collect()
@@ -563,6 +564,68 @@ fn an_embedded_objects_preview_picture_stands_for_it() {
         blocks_of(&deck(&icon), &mut ctx),
         ["Figures", "I:image/png"]
     );
+}
+
+#[test]
+fn an_equation_editor_formula_reads_as_latex_in_place_of_its_picture() {
+    // A PowerPoint 97-2003 equation: an `Equation.3` object (MTEF in its `Equation Native`
+    // stream) with a preview picture. The formula replaces the picture, hook or no hook.
+    let frame = r#"<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="4" name="Object 3"/><p:cNvGraphicFramePr/><p:nvPr/></p:nvGraphicFramePr><p:xfrm><a:off x="0" y="100"/><a:ext cx="10" cy="10"/></p:xfrm><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/presentationml/2006/ole"><p:oleObj name="Equation" r:id="rObj" progId="Equation.3"><p:embed/><p:pic><p:nvPicPr><p:cNvPr id="0" name=""/><p:cNvPicPr/><p:nvPr/></p:nvPicPr><p:blipFill><a:blip r:embed="rImg"/></p:blipFill><p:spPr/></p:pic></p:oleObj></a:graphicData></a:graphic></p:graphicFrame>"#;
+    let slide = format!(
+        r#"<p:sld {P}><p:cSld><p:spTree><p:nvGrpSpPr/><p:grpSpPr/>{}{frame}</p:spTree></p:cSld></p:sld>"#,
+        sp(None, 0, 0, &para("Energy"))
+    );
+    let slide_rels = rels(&[
+        ("rImg", "image", "../media/image1.png"),
+        ("rObj", "oleObject", "../embeddings/oleObject1.bin"),
+    ]);
+    // E = m c^2: header, a line with E, =, m, c and a superscript 2
+    let mut mtef = vec![3, 1, 1, 3, 0, 0x0A, 0x01];
+    for (tf, c) in [(3, b'E'), (6, b'='), (3, b'm'), (3, b'c')] {
+        mtef.extend([0x02, tf + 128, c, 0]);
+    }
+    mtef.extend([
+        0x03,
+        15,
+        0,
+        0,
+        0x11,
+        0x01,
+        0x02,
+        8 + 128,
+        b'2',
+        0,
+        0x00,
+        0x00,
+        0x00,
+        0x00,
+    ]);
+    let mut cf =
+        cfb::CompoundFile::create_with_version(cfb::Version::V3, std::io::Cursor::new(Vec::new()))
+            .unwrap();
+    let mut native = vec![28, 0];
+    native.resize(28, 0);
+    native.extend_from_slice(&mtef);
+    std::io::Write::write_all(&mut cf.create_stream("/Equation Native").unwrap(), &native).unwrap();
+    cf.flush().unwrap();
+    let ole = cf.into_inner().into_inner();
+    let bytes = one_slide_deck_with(
+        &slide,
+        &[
+            ("ppt/slides/_rels/slide1.xml.rels", slide_rels.as_bytes()),
+            ("ppt/media/image1.png", b"\x89PNG\r\n\x1a\npreview"),
+            ("ppt/embeddings/oleObject1.bin", &ole),
+        ],
+    );
+    let input = Input {
+        bytes: &bytes,
+        file_name: "eq.pptx",
+        mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    };
+    let doc = PptxConverter
+        .convert(&input, &mut Context::new())
+        .expect("converts");
+    assert_eq!(text_of(&doc.parts[0].blocks), ["Energy", "M1:E=mc^{2}"]);
 }
 
 /// A host stand-in that reads any embedded part as a workbook of two sheets, one paragraph a

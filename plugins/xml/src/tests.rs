@@ -297,7 +297,10 @@ fn dtd_named_entities_resolve_from_the_standard_set() {
         "{text}"
     );
     // ISO 8879's Greek sets (ISOgrk1, ISOgrk2), which the HTML5 list lacks.
-    assert!(text.contains("A 5 μm film of α-Β at θ=90°, Ω and ώ."), "{text}");
+    assert!(
+        text.contains("A 5 μm film of α-Β at θ=90°, Ω and ώ."),
+        "{text}"
+    );
     assert!(
         !text.contains('&'),
         "no entity name leaks into the text: {text}"

@@ -62,13 +62,16 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
                         }
                         let tex = parts.join(" \\\\ ");
                         if !tex.is_empty() && !self.suppressed() {
-                            p.inlines.push(Inline::plain(format!("$${tex}$$")));
+                            p.inlines.push(Inline::Math { tex, display: true });
                         }
                     }
                     b"oMath" => {
                         let tex = crate::math::read(x)?;
                         if !tex.is_empty() && !self.suppressed() {
-                            p.inlines.push(Inline::plain(format!("${tex}$")));
+                            p.inlines.push(Inline::Math {
+                                tex,
+                                display: false,
+                            });
                         }
                     }
                     b"AlternateContent" => self.alternate(x, |s, x| s.para_children(x, p, fmt))?,
@@ -212,6 +215,7 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
                         let mut alt = None;
                         let start = p.inlines.len();
                         self.ole = None;
+                        self.equation = None;
                         self.graphic(x, p, &mut alt)?;
                         // a worksheet or document shown in the page: its content, not the
                         // picture of it
@@ -219,6 +223,16 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
                             if let Some(blocks) = self.embedded_object(&id)? {
                                 p.inlines.truncate(start);
                                 p.after.push(Item::Blocks(blocks));
+                            }
+                        }
+                        // an Equation Editor 3.0 formula: its LaTeX, as Office Math reads
+                        if let Some(id) = self.equation.take().filter(|_| !self.suppressed()) {
+                            if let Some(tex) = self.equation(&id)? {
+                                p.inlines.truncate(start);
+                                p.inlines.push(Inline::Math {
+                                    tex,
+                                    display: false,
+                                });
                             }
                         }
                     }
@@ -379,6 +393,12 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
                     && attr(e, b"ProgID").is_some_and(|p| quire_ooxml::embedded::converts(&p)) =>
             {
                 self.ole = attr(e, b"id").filter(|i| !i.is_empty());
+            }
+            b"OLEObject"
+                if attr(e, b"DrawAspect").as_deref() != Some("Icon")
+                    && attr(e, b"ProgID").is_some_and(|p| quire_ooxml::mtef::is_equation(&p)) =>
+            {
+                self.equation = attr(e, b"id").filter(|i| !i.is_empty());
             }
             _ => {}
         }

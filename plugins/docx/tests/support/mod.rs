@@ -20,6 +20,8 @@ pub fn inline_md(inlines: &[Inline], out: &mut String) {
                 out.push_str(mark);
             }
             Inline::Code(t) => out.push_str(t),
+            Inline::Math { tex, display: true } => out.push_str(&format!("$${tex}$$")),
+            Inline::Math { tex, .. } => out.push_str(&format!("${tex}$")),
             Inline::Link(l) => {
                 out.push('[');
                 inline_md(&l.content, out);

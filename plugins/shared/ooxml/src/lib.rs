@@ -1,7 +1,7 @@
 //! Shared by the office plugins (docx, pptx, spreadsheet): reading ZIP containers under limits,
 //! OOXML relationships, core properties, DrawingML chart parts ([`chart`]), Excel number
-//! formats ([`numfmt`], for sheet cells and chart points alike) and SmartArt diagram data
-//! ([`diagram`]).
+//! formats ([`numfmt`], for sheet cells and chart points alike), SmartArt diagram data
+//! ([`diagram`]) and Equation Editor 3.0 formulas ([`mtef`]).
 //!
 //! Every byte read from an archive goes through [`SafeZip::read`], which counts bytes actually
 //! inflated (not the sizes the archive declares, which an attacker controls) against a total
@@ -11,6 +11,7 @@
 pub mod chart;
 pub mod diagram;
 pub mod embedded;
+pub mod mtef;
 pub mod numfmt;
 
 use quick_xml::events::Event;

@@ -152,6 +152,8 @@ fn inlines(list: &[Inline], out: &mut String) {
             Inline::Lines { text } => out.push_str(text),
             Inline::Image(image) => out.push_str(image.alt.as_deref().unwrap_or("")),
             Inline::NoteRef(label) => out.push_str(&format!("[^{label}]")),
+            Inline::Math { tex, display: true } => out.push_str(&format!("$${tex}$$")),
+            Inline::Math { tex, .. } => out.push_str(&format!("${tex}$")),
         }
     }
 }
