@@ -605,3 +605,59 @@ fn frames_inside_frames_stop_at_the_depth_limit() {
     assert!(blocks(&doc).is_empty());
     assert!(ctx.warnings().iter().any(|w| w.contains("nested deeper")));
 }
+
+#[test]
+fn formulas_read_as_latex_from_the_tex_the_page_carries() {
+    // pandoc's HTML (MathJax delimiters in a math span), KaTeX (a TeX annotation beside its
+    // hidden HTML rendering), MediaWiki (a hidden MathML copy and a fallback picture whose alt
+    // text is the TeX), MathML with TeX alttext; MathML without TeX keeps its token text.
+    let doc = convert(
+        "<p>Sum <span class=\"math inline\">\\(a_1 + b^2\\)</span> here.</p>\
+         <p><span class=\"math display\">\\[\\int_0^1 x\\,dx\\]</span></p>\
+         <p>KaTeX <span class=\"katex\"><span class=\"katex-mathml\"><math><semantics><mrow><mi>x</mi></mrow>\
+         <annotation encoding=\"application/x-tex\">x^{2}</annotation></semantics></math></span>\
+         <span class=\"katex-html\" aria-hidden=\"true\">x2</span></span> end.</p>\
+         <p>Wiki <span class=\"mwe-math-element\"><span class=\"mwe-math-mathml-inline\" style=\"display: none;\">\
+         <math alttext=\"{\\displaystyle E=mc^{2}}\"><mi>E</mi></math></span>\
+         <img src=\"https://wikimedia.org/x.svg\" class=\"mwe-math-fallback-image-inline\" alt=\"{\\displaystyle E=mc^{2}}\"></span>.</p>\
+         <p><math display=\"block\" alttext=\"\\frac{1}{2}\"><mfrac><mn>1</mn><mn>2</mn></mfrac></math></p>\
+         <p>Plain <math><mi>y</mi><mo>=</mo><mn>3</mn></math> stays.</p>\
+         <p><span class=\"math inline\">not delimited</span></p>",
+    );
+    let math = |tex: &str, display: bool| Inline::Math {
+        tex: tex.into(),
+        display,
+    };
+    let b = blocks(&doc);
+    assert_eq!(
+        b[0],
+        Block::Paragraph(vec![
+            Inline::plain("Sum "),
+            math("a_1 + b^2", false),
+            Inline::plain(" here.")
+        ])
+    );
+    assert_eq!(b[1], Block::Paragraph(vec![math("\\int_0^1 x\\,dx", true)]));
+    assert_eq!(
+        b[2],
+        Block::Paragraph(vec![
+            Inline::plain("KaTeX "),
+            math("x^{2}", false),
+            Inline::plain(" end.")
+        ])
+    );
+    assert_eq!(
+        b[3],
+        Block::Paragraph(vec![
+            Inline::plain("Wiki "),
+            math("E=mc^{2}", false),
+            Inline::plain(".")
+        ])
+    );
+    assert_eq!(b[4], Block::Paragraph(vec![math("\\frac{1}{2}", true)]));
+    assert_eq!(
+        b[5],
+        Block::Paragraph(vec![Inline::plain("Plain y=3 stays.")])
+    );
+    assert_eq!(b[6], Block::Paragraph(vec![Inline::plain("not delimited")]));
+}

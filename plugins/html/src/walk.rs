@@ -115,6 +115,31 @@ impl<'d> Walker<'d> {
         }
     }
 
+    /// The formula of a pandoc-style math span (`<span class="math inline">\(x^2\)</span>`,
+    /// `class="math display"` with `\[…\]`; MathJax reads them): its TeX, or `None` when the
+    /// text is not so delimited.
+    fn tex_span(&self, id: NodeId) -> Option<Inline> {
+        let text = self.text_content(id);
+        let t = text.trim();
+        let (tex, display) =
+            if let Some(inner) = t.strip_prefix("\\(").and_then(|r| r.strip_suffix("\\)")) {
+                (inner, false)
+            } else if let Some(inner) = t.strip_prefix("\\[").and_then(|r| r.strip_suffix("\\]")) {
+                (inner, true)
+            } else {
+                return None;
+            };
+        let tex = quire_plugin_api::text::fold_whitespace(tex);
+        (!tex.is_empty()).then_some(Inline::Math { tex, display })
+    }
+
+    /// A display formula stands on a line of its own: the open paragraph ends first.
+    fn flush_if(&self, flow: &mut Flow, display: bool) {
+        if display {
+            self.flush(flow);
+        }
+    }
+
     /// An `<iframe srcdoc="…">` shows the document its attribute holds where the frame stands
     /// (a frame's `src` is never fetched, so it shows nothing). That document is parsed on its
     /// own and walked into the same flow: its blocks take the frame's place, its images are
@@ -258,7 +283,19 @@ impl<'d> Walker<'d> {
             }
             "pre" | "listing" | "xmp" | "plaintext" => self.pre(id, element, flow),
             "table" => self.table(id, flow, depth)?,
+            "img" if math_image(element).is_some() => {
+                if let Some(math) = math_image(element) {
+                    flow.inlines.atom(math);
+                }
+            }
             "img" => self.image(element, flow),
+            "span" | "div" if has_class(element, "math") => match self.tex_span(id) {
+                Some(math) => {
+                    self.flush_if(flow, matches!(math, Inline::Math { display: true, .. }));
+                    flow.inlines.atom(math);
+                }
+                None => self.children(id, flow, depth)?,
+            },
             "a" => match element.attr("href").and_then(links::clean_href) {
                 Some(href) => {
                     let title = element
@@ -693,4 +730,24 @@ fn graft(prev: &mut List, list: List) {
         }
     }
     prev.items.extend(items);
+}
+
+/// Whether the element's `class` list holds `name`.
+fn has_class(element: &Element, name: &str) -> bool {
+    element
+        .attr("class")
+        .is_some_and(|c| c.split_ascii_whitespace().any(|k| k == name))
+}
+
+/// MediaWiki's picture of a formula (`<img class="mwe-math-fallback-image-inline"
+/// alt="{\displaystyle x^{2}}">`, beside a MathML copy it hides): the formula its alt text
+/// holds.
+fn math_image(element: &Element) -> Option<Inline> {
+    let class = element.attr("class")?;
+    let display = class
+        .split_ascii_whitespace()
+        .find(|k| k.starts_with("mwe-math-fallback-image"))?
+        .ends_with("display");
+    let tex = controls::bare_tex(element.attr("alt")?);
+    (!tex.is_empty()).then_some(Inline::Math { tex, display })
 }

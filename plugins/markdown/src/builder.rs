@@ -167,7 +167,14 @@ impl<'c> Builder<'c> {
             Event::End(tag) => self.end(tag),
             Event::Text(text) => self.text(&text),
             Event::Code(code) => self.push_inline(Inline::Code(code.into_string())),
-            Event::InlineMath(math) | Event::DisplayMath(math) => self.text(&math),
+            Event::InlineMath(math) => self.push_inline(Inline::Math {
+                tex: math.into_string(),
+                display: false,
+            }),
+            Event::DisplayMath(math) => self.push_inline(Inline::Math {
+                tex: math.into_string(),
+                display: true,
+            }),
             Event::Html(html) => match &mut self.leaf {
                 Some(leaf) if matches!(leaf.kind, LeafKind::Html) => leaf.raw.push_str(&html),
                 _ => self.inline_html(&html),

@@ -44,7 +44,8 @@ pub(crate) const OPTIONS: Options = Options::ENABLE_TABLES
     .union(Options::ENABLE_FOOTNOTES)
     .union(Options::ENABLE_DEFINITION_LIST)
     .union(Options::ENABLE_SUPERSCRIPT)
-    .union(Options::ENABLE_SUBSCRIPT);
+    .union(Options::ENABLE_SUBSCRIPT)
+    .union(Options::ENABLE_MATH);
 
 fn factory(_config: &PluginConfig) -> Result<Box<dyn Converter>> {
     Ok(Box::new(MarkdownConverter))

@@ -13,7 +13,7 @@
 use super::{is_hidden, Flow, Walker};
 use crate::dom::{Element, NodeData, NodeId};
 use html5ever::ns;
-use quire_plugin_api::Result;
+use quire_plugin_api::{Inline, Result};
 
 impl Walker<'_> {
     /// An SVG or MathML element.
@@ -38,6 +38,18 @@ impl Walker<'_> {
                 _ => true,
             }
         } else if element.name.ns == ns!(mathml) {
+            if local == "math" {
+                if let Some(tex) = self.math_tex(id, element) {
+                    let display = element
+                        .attr("display")
+                        .is_some_and(|d| d.trim().eq_ignore_ascii_case("block"));
+                    if display {
+                        self.flush(flow);
+                    }
+                    flow.inlines.atom(Inline::Math { tex, display });
+                    return Ok(());
+                }
+            }
             if let Some(alt) = element.attr("alttext").filter(|a| !a.trim().is_empty()) {
                 self.inline_label(alt, flow);
                 return Ok(());
@@ -61,6 +73,46 @@ impl Walker<'_> {
             flow.inlines.soft_space();
         }
         result
+    }
+
+    /// A MathML formula's TeX, when the page carries it: a TeX `annotation` (KaTeX, MathJax and
+    /// MediaWiki write one), else an `alttext` written in TeX (a backslash, brace or script
+    /// mark in it; plain words stay the formula's spoken text).
+    fn math_tex(&self, id: NodeId, element: &Element) -> Option<String> {
+        let mut found = None;
+        self.dom.walk_subtree(id, |child, node| {
+            if found.is_some() {
+                return false;
+            }
+            if let NodeData::Element(e) = &node.data {
+                if e.name.ns == ns!(mathml) && &*e.name.local == "annotation" {
+                    let tex_encoding = e.attr("encoding").is_some_and(|enc| {
+                        let enc = enc.trim().to_ascii_lowercase();
+                        matches!(
+                            enc.as_str(),
+                            "application/x-tex"
+                                | "text/x-tex"
+                                | "tex"
+                                | "latex"
+                                | "application/x-latex"
+                        )
+                    });
+                    if tex_encoding {
+                        found = Some(self.text_content(child));
+                    }
+                    return false;
+                }
+            }
+            true
+        });
+        let tex = found.or_else(|| {
+            element
+                .attr("alttext")
+                .filter(|a| a.contains(['\\', '{', '^', '_']))
+                .map(str::to_owned)
+        })?;
+        let tex = bare_tex(&tex);
+        (!tex.is_empty()).then_some(tex)
     }
 
     /// Text a control shows, as a word group of its own on the current line.
@@ -104,4 +156,15 @@ impl Walker<'_> {
             self.inline_label(&label, flow);
         }
     }
+}
+
+/// TeX without MediaWiki's wrapper (`{\displaystyle …}`, `{\textstyle …}`), whitespace folded.
+pub(super) fn bare_tex(tex: &str) -> String {
+    let t = tex.trim();
+    let inner = ["{\\displaystyle", "{\\textstyle"]
+        .iter()
+        .find_map(|w| t.strip_prefix(w))
+        .and_then(|r| r.strip_suffix('}'))
+        .unwrap_or(t);
+    quire_plugin_api::text::fold_whitespace(inner)
 }
