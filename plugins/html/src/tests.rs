@@ -363,7 +363,19 @@ fn svg_and_mathml_show_their_drawn_text() {
                 Inline::plain("Chart Sales 2024 "),
                 Inline::styled("inside", Style::BOLD),
             ]),
-            Block::text("So x=2 holds y and z^2"),
+            // token text, unless the page carries the formula's TeX (an annotation, alttext)
+            Block::Paragraph(vec![
+                Inline::plain("So x=2 holds "),
+                Inline::Math {
+                    tex: "y".into(),
+                    display: false
+                },
+                Inline::plain(" and "),
+                Inline::Math {
+                    tex: "z^2".into(),
+                    display: false
+                },
+            ]),
         ]
     );
 }

@@ -6,9 +6,10 @@
 //! select's other options (a country list would bury the page) nor a `datalist`. In SVG only
 //! what is drawn as text counts: `<text>` and the HTML inside `<foreignObject>`, not text
 //! loose among shapes (never drawn), nor `<title>` and `<desc>` (an icon's tooltip is noise).
-//! MathML shows the text of its token elements (`mi`, `mn`, `mo`, `mtext` …) unless `alttext`
-//! stands for the whole formula, and never its annotations (other encodings of the same
-//! formula).
+//! A MathML formula whose TeX the page carries (a TeX `annotation`, as KaTeX, MathJax and
+//! MediaWiki write, or an `alttext` in TeX) is that LaTeX (`Inline::Math`); otherwise it shows
+//! the text of its token elements (`mi`, `mn`, `mo`, `mtext` …) unless `alttext` stands for
+//! the whole formula, and never its annotations (other encodings of the same formula).
 
 use super::{is_hidden, Flow, Walker};
 use crate::dom::{Element, NodeData, NodeId};
@@ -46,7 +47,10 @@ impl Walker<'_> {
                     if display {
                         self.flush(flow);
                     }
+                    // a formula stands apart from the words around it, as below
+                    flow.inlines.soft_space();
                     flow.inlines.atom(Inline::Math { tex, display });
+                    flow.inlines.soft_space();
                     return Ok(());
                 }
             }
