@@ -628,6 +628,56 @@ fn an_equation_editor_formula_reads_as_latex_in_place_of_its_picture() {
     assert_eq!(text_of(&doc.parts[0].blocks), ["Energy", "M1:E=mc^{2}"]);
 }
 
+#[test]
+fn office_math_in_a_text_box_reads_as_latex() {
+    // PowerPoint 2010+: the formula's text box in an `mc:Choice` requiring a14, its picture in
+    // the Fallback. An inline formula in a sentence, and a display formula paragraph.
+    let math = |inner: &str| {
+        format!(
+            r#"<a14:m xmlns:a14="http://schemas.microsoft.com/office/drawing/2010/main">{inner}</a14:m>"#
+        )
+    };
+    let m = r#"xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math""#;
+    let frac = format!(
+        r#"<m:oMath {m}><m:f><m:fPr><m:ctrlPr><a:rPr i="1"/></m:ctrlPr></m:fPr><m:num><m:r><a:rPr i="1"/><m:t>𝑎</m:t></m:r></m:num><m:den><m:r><m:t>2</m:t></m:r></m:den></m:f></m:oMath>"#
+    );
+    let sqrt = format!(
+        r#"<m:oMathPara {m}><m:oMathParaPr><m:jc m:val="centerGroup"/></m:oMathParaPr><m:oMath><m:rad><m:radPr><m:degHide m:val="on"/></m:radPr><m:deg/><m:e><m:r><m:t>𝑥</m:t></m:r></m:e></m:rad></m:oMath></m:oMathPara>"#
+    );
+    let body = format!(
+        "<a:p><a:r><a:t>Half: </a:t></a:r>{}<a:r><a:t> done</a:t></a:r></a:p><a:p>{}</a:p>",
+        math(&frac),
+        math(&sqrt)
+    );
+    let shape = format!(
+        r#"<mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"><mc:Choice Requires="a14">{}</mc:Choice><mc:Fallback><p:pic><p:nvPicPr><p:cNvPr id="9" name="f"/><p:cNvPicPr/><p:nvPr/></p:nvPicPr><p:blipFill><a:blip r:embed="rImg"/></p:blipFill><p:spPr/></p:pic></mc:Fallback></mc:AlternateContent>"#,
+        sp(None, 0, 0, &body)
+    );
+    let slide = format!(
+        r#"<p:sld {P}><p:cSld><p:spTree><p:nvGrpSpPr/><p:grpSpPr/>{shape}</p:spTree></p:cSld></p:sld>"#
+    );
+    let slide_rels = rels(&[("rImg", "image", "../media/image1.png")]);
+    let bytes = one_slide_deck_with(
+        &slide,
+        &[
+            ("ppt/slides/_rels/slide1.xml.rels", slide_rels.as_bytes()),
+            ("ppt/media/image1.png", b"\x89PNG\r\n\x1a\npreview"),
+        ],
+    );
+    let input = Input {
+        bytes: &bytes,
+        file_name: "math.pptx",
+        mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    };
+    let doc = PptxConverter
+        .convert(&input, &mut Context::new())
+        .expect("converts");
+    assert_eq!(
+        text_of(&doc.parts[0].blocks),
+        ["Half: M0:\\frac{a}{2} done", "M1:\\sqrt{x}"]
+    );
+}
+
 /// A host stand-in that reads any embedded part as a workbook of two sheets, one paragraph a
 /// line of the part's text on the first.
 struct SheetsOfLines;

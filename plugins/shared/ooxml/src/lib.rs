@@ -1,7 +1,7 @@
 //! Shared by the office plugins (docx, pptx, spreadsheet): reading ZIP containers under limits,
 //! OOXML relationships, core properties, DrawingML chart parts ([`chart`]), Excel number
 //! formats ([`numfmt`], for sheet cells and chart points alike), SmartArt diagram data
-//! ([`diagram`]) and Equation Editor 3.0 formulas ([`mtef`]).
+//! ([`diagram`]), Office Math ([`omml`]) and Equation Editor 3.0 formulas ([`mtef`]).
 //!
 //! Every byte read from an archive goes through [`SafeZip::read`], which counts bytes actually
 //! inflated (not the sizes the archive declares, which an attacker controls) against a total
@@ -13,6 +13,7 @@ pub mod diagram;
 pub mod embedded;
 pub mod mtef;
 pub mod numfmt;
+pub mod omml;
 
 use quick_xml::events::Event;
 use quick_xml::Reader;
