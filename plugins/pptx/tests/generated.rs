@@ -172,6 +172,19 @@ fn text_of(blocks: &[Block]) -> Vec<String> {
         .collect()
 }
 
+/// The text of the first slide's blocks ([`text_of`]) of a presentation converted as is.
+fn first_slide_text(bytes: &[u8]) -> Vec<String> {
+    let input = Input {
+        bytes,
+        file_name: "t.pptx",
+        mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    };
+    let doc = PptxConverter
+        .convert(&input, &mut Context::new())
+        .expect("converts");
+    text_of(&doc.parts[0].blocks)
+}
+
 #[test]
 fn converts_a_generated_presentation() {
     let bytes = build();
@@ -354,16 +367,8 @@ fn a_choice_needing_an_unread_namespace_gives_way_to_its_fallback() {
         r#"<p:sld {P} xmlns:mc="mc"><p:cSld><p:spTree><p:nvGrpSpPr/><p:grpSpPr/>{cx}{fallback}</mc:Fallback></mc:AlternateContent>{boxed}</p:spTree></p:cSld></p:sld>"#
     );
     let bytes = one_slide_deck(&slide);
-    let input = Input {
-        bytes: &bytes,
-        file_name: "cx.pptx",
-        mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-    };
-    let doc = PptxConverter
-        .convert(&input, &mut Context::new())
-        .expect("converts");
     assert_eq!(
-        text_of(&doc.parts[0].blocks),
+        first_slide_text(&bytes),
         ["Fallback of the model", "Choice text"]
     );
 }
@@ -503,15 +508,7 @@ fn a_content_placeholder_takes_the_masters_body_position() {
         ),
         ("ppt/slideMasters/slideMaster1.xml", master.as_bytes()),
     ]);
-    let input = Input {
-        bytes: &bytes,
-        file_name: "f.pptx",
-        mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-    };
-    let doc = PptxConverter
-        .convert(&input, &mut Context::new())
-        .expect("converts");
-    assert_eq!(text_of(&doc.parts[0].blocks), ["L1", "low text box"]);
+    assert_eq!(first_slide_text(&bytes), ["L1", "low text box"]);
 }
 
 #[test]
@@ -617,15 +614,7 @@ fn an_equation_editor_formula_reads_as_latex_in_place_of_its_picture() {
             ("ppt/embeddings/oleObject1.bin", &ole),
         ],
     );
-    let input = Input {
-        bytes: &bytes,
-        file_name: "eq.pptx",
-        mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-    };
-    let doc = PptxConverter
-        .convert(&input, &mut Context::new())
-        .expect("converts");
-    assert_eq!(text_of(&doc.parts[0].blocks), ["Energy", "M1:E=mc^{2}"]);
+    assert_eq!(first_slide_text(&bytes), ["Energy", "M1:E=mc^{2}"]);
 }
 
 #[test]
@@ -664,16 +653,8 @@ fn office_math_in_a_text_box_reads_as_latex() {
             ("ppt/media/image1.png", b"\x89PNG\r\n\x1a\npreview"),
         ],
     );
-    let input = Input {
-        bytes: &bytes,
-        file_name: "math.pptx",
-        mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-    };
-    let doc = PptxConverter
-        .convert(&input, &mut Context::new())
-        .expect("converts");
     assert_eq!(
-        text_of(&doc.parts[0].blocks),
+        first_slide_text(&bytes),
         ["Half: M0:\\frac{a}{2} done", "M1:\\sqrt{x}"]
     );
 }
