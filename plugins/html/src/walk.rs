@@ -283,12 +283,10 @@ impl<'d> Walker<'d> {
             }
             "pre" | "listing" | "xmp" | "plaintext" => self.pre(id, element, flow),
             "table" => self.table(id, flow, depth)?,
-            "img" if math_image(element).is_some() => {
-                if let Some(math) = math_image(element) {
-                    flow.inlines.atom(math);
-                }
-            }
-            "img" => self.image(element, flow),
+            "img" => match math_image(element) {
+                Some(math) => flow.inlines.atom(math),
+                None => self.image(element, flow),
+            },
             "span" | "div" if has_class(element, "math") => match self.tex_span(id) {
                 Some(math) => {
                     self.flush_if(flow, matches!(math, Inline::Math { display: true, .. }));
