@@ -153,12 +153,18 @@ pub(crate) struct PartParser<'s, 'z, 'b, 'c, 'x> {
     sinks: u64,
     /// Open `w:hyperlink` elements around the current run.
     links: u32,
-    /// The relationship of the embedded workbook or document shown as its content in the
-    /// `w:object` being read (`o:OLEObject`, [`PartParser::embedded_object`]).
-    ole: Option<String>,
-    /// The relationship of the Equation Editor 3.0 formula in the `w:object` being read
-    /// ([`PartParser::equation`]).
-    equation: Option<String>,
+    /// The OLE object in the `w:object` being read that reads as more than its preview
+    /// picture (`o:OLEObject`; read in place of the picture in `body/para.rs`).
+    object: Option<Object>,
+}
+
+/// An OLE object shown as its content whose part is read instead of its picture.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Object {
+    /// A workbook or Word document (by the relationship id), converted through the host.
+    Document(String),
+    /// An Equation Editor 3.0 formula (by the relationship id), read as LaTeX.
+    Equation(String),
 }
 
 const TICK_EVERY: u64 = 64;
@@ -296,8 +302,7 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
             sink: 0,
             sinks: 0,
             links: 0,
-            ole: None,
-            equation: None,
+            object: None,
         }
     }
 
@@ -485,22 +490,9 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
         Ok(())
     }
 
-    /// An object embedded as its content (`o:OLEObject DrawAspect="Content"`: a worksheet or
-    /// document shown in the page, not an icon), converted through the host's hook
-    /// ([`quire_ooxml::embedded::object_blocks`]); `None` keeps its preview picture.
-    fn embedded_object(&mut self, id: &str) -> Result<Option<Vec<Block>>> {
-        let Some(rel) = self.rels.get(id).filter(|r| !r.external).cloned() else {
-            return Ok(None);
-        };
-        match self.sh.zip.read(&rel.target)? {
-            Some(bytes) => quire_ooxml::embedded::object_blocks(&bytes, &rel.target, self.sh.ctx),
-            None => Ok(None),
-        }
-    }
-
-    /// The LaTeX of an Equation Editor 3.0 formula embedded as an OLE object
-    /// ([`quire_ooxml::mtef`]); `None` keeps its preview picture.
-    fn equation(&mut self, id: &str) -> Result<Option<String>> {
+    /// The part (name and bytes) an OLE object's relationship names; `None` for a missing or
+    /// external one.
+    fn object_part(&mut self, id: &str) -> Result<Option<(String, Vec<u8>)>> {
         let Some(rel) = self.rels.get(id).filter(|r| !r.external).cloned() else {
             return Ok(None);
         };
@@ -508,7 +500,7 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
             .sh
             .zip
             .read(&rel.target)?
-            .and_then(|bytes| quire_ooxml::mtef::ole_latex(&bytes)))
+            .map(|bytes| (rel.target, bytes)))
     }
 
     fn sect_pr<'a>(&mut self, x: &mut Xml<'a>) -> Result<()> {

@@ -133,13 +133,6 @@ impl<'d> Walker<'d> {
         (!tex.is_empty()).then_some(Inline::Math { tex, display })
     }
 
-    /// A display formula stands on a line of its own: the open paragraph ends first.
-    fn flush_if(&self, flow: &mut Flow, display: bool) {
-        if display {
-            self.flush(flow);
-        }
-    }
-
     /// An `<iframe srcdoc="…">` shows the document its attribute holds where the frame stands
     /// (a frame's `src` is never fetched, so it shows nothing). That document is parsed on its
     /// own and walked into the same flow: its blocks take the frame's place, its images are
@@ -289,7 +282,10 @@ impl<'d> Walker<'d> {
             },
             "span" | "div" if has_class(element, "math") => match self.tex_span(id) {
                 Some(math) => {
-                    self.flush_if(flow, matches!(math, Inline::Math { display: true, .. }));
+                    // a display formula stands on a line of its own
+                    if matches!(math, Inline::Math { display: true, .. }) {
+                        self.flush(flow);
+                    }
                     flow.inlines.atom(math);
                 }
                 None => self.children(id, flow, depth)?,

@@ -274,8 +274,10 @@ pub fn read_body_and_levels(
             // Math as LaTeX; read through its end here, which the depth count then never sees
             b"m" if !empty && para.is_some() => {
                 depth -= 1;
-                if let (Some(p), Some(math)) = (para.as_mut(), read_formula(reader)) {
-                    p.inlines.push(math);
+                if let (Some(p), Some((tex, display))) =
+                    (para.as_mut(), quire_ooxml::omml::read_formula(reader))
+                {
+                    p.inlines.push(Inline::Math { tex, display });
                 }
             }
             b"t" if !empty => in_text = true,
@@ -289,41 +291,6 @@ pub fn read_body_and_levels(
     }
     paras.retain(|p| !p.plain_text().trim().is_empty());
     (paras, levels)
-}
-
-/// The formula of an `a14:m` whose start was just read, through its end: one `m:oMath`
-/// inline, or an `m:oMathPara` (a formula on its own line, its equations one per line).
-fn read_formula(reader: &mut Reader<&[u8]>) -> Option<Inline> {
-    let mut parts = Vec::new();
-    let mut display = false;
-    let mut depth = 0u32;
-    loop {
-        match reader.read_event() {
-            Ok(Event::Start(e)) => match e.local_name().as_ref() {
-                b"oMath" => parts.push(quire_ooxml::omml::read(reader, "oMath")),
-                b"oMathPara" => {
-                    display = true;
-                    depth += 1;
-                }
-                _ => {
-                    let _ = reader.read_to_end(e.name());
-                }
-            },
-            Ok(Event::End(_)) => {
-                if depth == 0 {
-                    break;
-                }
-                depth -= 1;
-            }
-            Ok(Event::Eof) | Err(_) => break,
-            _ => {}
-        }
-    }
-    parts.retain(|p| !p.is_empty());
-    (!parts.is_empty()).then(|| Inline::Math {
-        tex: parts.join(" \\\\ "),
-        display,
-    })
 }
 
 fn push_text(p: &mut Para, text: &str, style: Style, link: Option<&str>) {

@@ -60,7 +60,7 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
                                 _ => {}
                             }
                         }
-                        let tex = parts.join(" \\\\ ");
+                        let tex = quire_ooxml::omml::lines(parts);
                         if !tex.is_empty() && !self.suppressed() {
                             p.inlines.push(Inline::Math { tex, display: true });
                         }
@@ -214,25 +214,35 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
                     b"drawing" | b"pict" | b"object" => {
                         let mut alt = None;
                         let start = p.inlines.len();
-                        self.ole = None;
-                        self.equation = None;
+                        self.object = None;
                         self.graphic(x, p, &mut alt)?;
                         // a worksheet or document shown in the page: its content, not the
-                        // picture of it
-                        if let Some(id) = self.ole.take().filter(|_| !self.suppressed()) {
-                            if let Some(blocks) = self.embedded_object(&id)? {
-                                p.inlines.truncate(start);
-                                p.after.push(Item::Blocks(blocks));
-                            }
-                        }
-                        // an Equation Editor 3.0 formula: its LaTeX, as Office Math reads
-                        if let Some(id) = self.equation.take().filter(|_| !self.suppressed()) {
-                            if let Some(tex) = self.equation(&id)? {
-                                p.inlines.truncate(start);
-                                p.inlines.push(Inline::Math {
-                                    tex,
-                                    display: false,
-                                });
+                        // picture of it; an Equation Editor 3.0 formula: its LaTeX, as Office
+                        // Math reads
+                        if let Some(object) = self.object.take().filter(|_| !self.suppressed()) {
+                            let (Object::Document(id) | Object::Equation(id)) = &object;
+                            if let Some((name, bytes)) = self.object_part(id)? {
+                                match object {
+                                    Object::Document(_) => {
+                                        if let Some(blocks) = quire_ooxml::embedded::object_blocks(
+                                            &bytes,
+                                            &name,
+                                            self.sh.ctx,
+                                        )? {
+                                            p.inlines.truncate(start);
+                                            p.after.push(Item::Blocks(blocks));
+                                        }
+                                    }
+                                    Object::Equation(_) => {
+                                        if let Some(tex) = quire_ooxml::mtef::ole_latex(&bytes) {
+                                            p.inlines.truncate(start);
+                                            p.inlines.push(Inline::Math {
+                                                tex,
+                                                display: false,
+                                            });
+                                        }
+                                    }
+                                }
                             }
                         }
                     }
@@ -387,18 +397,19 @@ impl<'s, 'z, 'b, 'c, 'x> PartParser<'s, 'z, 'b, 'c, 'x> {
             }
             b"chart" => self.chart(p, attr(e, b"id"))?,
             b"relIds" => self.diagram(p, attr(e, b"dm")),
-            // a workbook or Word document embedded and shown as its content (not an icon)
-            b"OLEObject"
-                if attr(e, b"DrawAspect").as_deref() != Some("Icon")
-                    && attr(e, b"ProgID").is_some_and(|p| quire_ooxml::embedded::converts(&p)) =>
-            {
-                self.ole = attr(e, b"id").filter(|i| !i.is_empty());
-            }
-            b"OLEObject"
-                if attr(e, b"DrawAspect").as_deref() != Some("Icon")
-                    && attr(e, b"ProgID").is_some_and(|p| quire_ooxml::mtef::is_equation(&p)) =>
-            {
-                self.equation = attr(e, b"id").filter(|i| !i.is_empty());
+            // a workbook, Word document or Equation Editor 3.0 formula embedded and shown as
+            // its content (not an icon)
+            b"OLEObject" if attr(e, b"DrawAspect").as_deref() != Some("Icon") => {
+                let id = attr(e, b"id").filter(|i| !i.is_empty());
+                self.object = match (attr(e, b"ProgID"), id) {
+                    (Some(p), Some(id)) if quire_ooxml::embedded::converts(&p) => {
+                        Some(Object::Document(id))
+                    }
+                    (Some(p), Some(id)) if quire_ooxml::mtef::is_equation(&p) => {
+                        Some(Object::Equation(id))
+                    }
+                    _ => None,
+                };
             }
             _ => {}
         }

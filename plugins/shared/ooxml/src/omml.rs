@@ -35,6 +35,48 @@ pub fn read(reader: &mut Reader<&[u8]>, name: &str) -> String {
     latex(&root).trim().to_owned()
 }
 
+/// The formula of a container whose start `reader` just returned (PowerPoint's `a14:m`),
+/// read through its end: its LaTeX and whether it is a display formula. One `m:oMath` is
+/// inline; an `m:oMathPara` stands on its own line, its equations joined by [`lines`].
+pub fn read_formula(reader: &mut Reader<&[u8]>) -> Option<(String, bool)> {
+    let mut parts = Vec::new();
+    let mut display = false;
+    let mut depth = 0u32;
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(e)) => match e.local_name().as_ref() {
+                b"oMath" => parts.push(read(reader, "oMath")),
+                b"oMathPara" => {
+                    display = true;
+                    depth += 1;
+                }
+                _ => {
+                    let _ = reader.read_to_end(e.name());
+                }
+            },
+            Ok(Event::End(_)) => {
+                if depth == 0 {
+                    break;
+                }
+                depth -= 1;
+            }
+            Ok(Event::Eof) | Err(_) => break,
+            _ => {}
+        }
+    }
+    let tex = lines(parts);
+    (!tex.is_empty()).then_some((tex, display))
+}
+
+/// The equations of an `m:oMathPara`, one LaTeX line each (empty ones left out).
+pub fn lines(parts: Vec<String>) -> String {
+    parts
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join(" \\\\ ")
+}
+
 fn read_node(reader: &mut Reader<&[u8]>, name: String, depth: u32) -> Node {
     let mut node = Node {
         name,
