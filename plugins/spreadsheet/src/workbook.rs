@@ -84,32 +84,23 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
             })?;
         }
         Kind::Xlsb => {
-            quire_ooxml::SafeZip::open(bytes, &limits, "Excel workbook")?;
-            let rebuilt: Vec<u8>;
-            let wb = match open_xlsb(bytes) {
-                Ok(wb) => wb,
-                Err(e) if e.kind() == ErrorKind::Malformed => {
-                    // Excel 2007 betas wrote sheet records in an older layout: retry fixed
-                    match xlsb::with_documented_sheet_records(bytes, &limits)? {
-                        Some(b) => {
-                            rebuilt = b;
-                            open_xlsb(&rebuilt)?
-                        }
-                        None => return Err(e),
-                    }
-                }
-                Err(e) => return Err(e),
-            };
+            // calamine misreads some workbook streams (beta-layout sheet records, records
+            // its scan does not step over): it gets a copy it reads as Excel does
+            let rebuilt = xlsb::for_calamine(bytes, &limits)?;
+            let wb = open_xlsb(rebuilt.as_deref().unwrap_or(bytes))?;
             let date1904 = wb.has_1904_epoch();
-            let drawn = xlsb::drawings(bytes, &limits).unwrap_or_default();
-            read_sheets(wb, &mut doc, ctx, date1904, |name| Formats {
-                formats: &[],
-                cells: None,
-                charts: drawn.get(name).map_or(&[], |d| d.0.as_slice()),
-                shapes: drawn.get(name).map_or(&[], |d| d.1.as_slice()),
-                comments: &[],
-                merges: &[],
-                shown: None,
+            let pre = xlsb::prepass(bytes, &limits).unwrap_or_default();
+            read_sheets(wb, &mut doc, ctx, date1904, |name| {
+                let sheet = pre.sheets.get(name);
+                Formats {
+                    formats: &pre.formats,
+                    cells: sheet.map(|s| &s.cells),
+                    charts: sheet.map_or(&[], |s| s.charts.as_slice()),
+                    shapes: sheet.map_or(&[], |s| s.shapes.as_slice()),
+                    comments: &[],
+                    merges: sheet.map_or(&[], |s| s.merges.as_slice()),
+                    shown: None,
+                }
             })?;
         }
         Kind::Ods => {

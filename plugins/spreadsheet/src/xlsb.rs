@@ -1,4 +1,9 @@
-//! XLSB workbooks calamine cannot open as they are.
+//! XLSB workbooks: what calamine does not read, and workbooks it cannot open as they are.
+//!
+//! calamine reads an XLSB sheet's values but not its cells' number formats (only whether one
+//! is a date), merged ranges or drawings. [`prepass`] reads them from the binary records:
+//! format codes and cell styles from `xl/styles.bin`, each numeric cell's style and the merged
+//! ranges from the sheet's record stream, so cells show as Excel shows them, as in XLSX.
 //!
 //! Beta versions of Excel 2007 wrote each sheet's `BrtBundleSh` record in `xl/workbook.bin`
 //! with eight bytes before the sheet's tab id instead of the four of `hsState` (Apache POI
@@ -7,10 +12,12 @@
 //! documented layout and the package rebuilt in memory, so calamine reads the workbook.
 //!
 //! The drawings of an XLSB sheet are XML parts as in XLSX (only cells and workbook records are
-//! binary): [`drawings`] finds each sheet's part from its `BrtBundleSh` record and reads its
+//! binary): [`prepass`] finds each sheet's part from its `BrtBundleSh` record and reads its
 //! charts and drawn text as the XLSX pre-pass does.
 
+use crate::merges::Merge;
 use quire_ooxml::chart::Chart;
+use quire_ooxml::numfmt::NumFmt;
 use quire_ooxml::{relationships, SafeZip};
 use quire_plugin_api::{Block, Limits, Result};
 use std::collections::HashMap;
@@ -18,42 +25,273 @@ use std::collections::HashMap;
 const WORKBOOK: &str = "xl/workbook.bin";
 const BRT_BUNDLE_SH: u32 = 0x9C;
 
-/// The package with its beta-layout sheet records rewritten, or `None` when it has none.
-pub fn with_documented_sheet_records(bytes: &[u8], limits: &Limits) -> Result<Option<Vec<u8>>> {
+/// The package rewritten where calamine would misread its `xl/workbook.bin`, or `None` when
+/// calamine reads it as it is: beta-layout sheet records get the documented layout
+/// ([`fix_sheet_records`]), and a stream calamine's scan would lose its way in keeps only the
+/// records that scan reads ([`for_calamines_scan`]).
+pub fn for_calamine(bytes: &[u8], limits: &Limits) -> Result<Option<Vec<u8>>> {
     let mut zip = SafeZip::open(bytes, limits, "Excel workbook")?;
     let Some(workbook) = zip.read(WORKBOOK)? else {
         return Ok(None);
     };
-    let Some(fixed) = fix_sheet_records(&workbook) else {
-        return Ok(None);
-    };
-    crate::xlsx::rebuilt_with(&mut zip, WORKBOOK, &fixed).map(Some)
+    let fixed = fix_sheet_records(&workbook);
+    let stream = fixed.as_deref().unwrap_or(&workbook);
+    let sheets = sheet_records(stream).len();
+    let kept = (calamines_scan(stream) != Some(sheets))
+        .then(|| for_calamines_scan(stream))
+        .flatten()
+        .filter(|kept| calamines_scan(kept) == Some(sheets));
+    match kept.or(fixed) {
+        Some(stream) => crate::xlsx::rebuilt_with(&mut zip, WORKBOOK, &stream).map(Some),
+        None => Ok(None),
+    }
 }
 
-/// A sheet's charts and drawn text (text boxes, SmartArt).
-pub type Drawn = (Vec<Chart>, Vec<Block>);
+/// Record types after `BrtEndBundleShs` that end calamine's scan of the workbook stream (the
+/// first record it expects after the defined names).
+const AFTER_NAMES: [u32; 9] = [0x9D, 0x225, 0x18D, 0x180, 0x9A, 0x252, 0x229, 0x9B, 0x84];
+const BRT_END_BUNDLE_SHS: u32 = 0x90;
+const BRT_WB_PROP: u32 = 0x99;
+const BRT_EXTERN_SHEET: u32 = 0x16A;
+const BRT_NAME: u32 = 0x27;
 
-/// The [`Drawn`] content of each sheet, by sheet name. A sheet whose parts are missing or
-/// damaged has none.
-pub fn drawings(bytes: &[u8], limits: &Limits) -> Result<HashMap<String, Drawn>> {
+/// How many sheets calamine (0.35) finds in a workbook stream, or `None` when its scan runs
+/// off the end (it fails). Its scan reads the body of the few records it wants and steps over
+/// no other: an unknown record's length and data are read as record types, so a byte pair in
+/// a book view can read as `BrtEndBundleShs` before any sheet (SheetJS's `large_strings.xlsb`:
+/// a workbook of no sheets, no error). This follows the same steps.
+fn calamines_scan(stream: &[u8]) -> Option<usize> {
+    let mut pos = 0usize;
+    let read_type = |pos: &mut usize| -> Option<u32> {
+        let b = u32::from(*stream.get(*pos)?);
+        *pos += 1;
+        if b & 0x80 == 0 {
+            return Some(b);
+        }
+        let c = u32::from(*stream.get(*pos)?);
+        *pos += 1;
+        Some((b & 0x7F) + ((c & 0x7F) << 7))
+    };
+    let body = |pos: &mut usize| -> Option<&[u8]> {
+        let (len, len_len) = read_len(stream.get(*pos..)?)?;
+        let data = stream.get(*pos + len_len..*pos + len_len + len)?;
+        *pos += len_len + len;
+        Some(data)
+    };
+    let mut sheets = 0;
+    loop {
+        match read_type(&mut pos)? {
+            BRT_WB_PROP => {
+                body(&mut pos)?;
+            }
+            BRT_BUNDLE_SH => {
+                let data = body(&mut pos)?;
+                if u32_at(data, 8)? != 0xFFFF_FFFF {
+                    sheets += 1;
+                }
+            }
+            BRT_END_BUNDLE_SHS => break,
+            _ => {}
+        }
+    }
+    loop {
+        match read_type(&mut pos)? {
+            BRT_EXTERN_SHEET | BRT_NAME => {
+                body(&mut pos)?;
+            }
+            t if AFTER_NAMES.contains(&t) => return Some(sheets),
+            _ => {}
+        }
+    }
+}
+
+/// The workbook stream with only the records calamine's scan reads, in their order: the
+/// workbook properties and sheets, the end of the sheets, then external sheets and defined
+/// names up to the first record that ends the scan (`BrtEndBook` added when there is none).
+/// `None` when the stream does not parse or has no end of sheets.
+fn for_calamines_scan(stream: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(stream.len());
+    let mut pos = 0;
+    let mut after_sheets = false;
+    while pos < stream.len() {
+        let (kind, kind_len) = read_kind(&stream[pos..])?;
+        let (len, len_len) = read_len(stream.get(pos + kind_len..)?)?;
+        let end = pos + kind_len + len_len + len;
+        let record = stream.get(pos..end)?;
+        pos = end;
+        let keep = if after_sheets {
+            matches!(kind, BRT_EXTERN_SHEET | BRT_NAME) || AFTER_NAMES.contains(&kind)
+        } else {
+            matches!(kind, BRT_WB_PROP | BRT_BUNDLE_SH | BRT_END_BUNDLE_SHS)
+        };
+        if keep {
+            out.extend_from_slice(record);
+        }
+        if after_sheets && AFTER_NAMES.contains(&kind) {
+            return Some(out);
+        }
+        after_sheets |= kind == BRT_END_BUNDLE_SHS;
+    }
+    after_sheets.then(|| {
+        out.extend_from_slice(&[0x84, 0x01, 0x00]);
+        out
+    })
+}
+
+/// What the pre-pass learnt about one sheet.
+#[derive(Debug, Default)]
+pub struct Sheet {
+    /// The charts drawn on the sheet, with their cached data.
+    pub charts: Vec<Chart>,
+    /// Text drawn on the sheet: text boxes and shapes as paragraphs, SmartArt as lists.
+    pub shapes: Vec<Block>,
+    /// (row, column) → index into [`Prepass::formats`], for numeric cells whose style's
+    /// number format is not General.
+    pub cells: HashMap<(u32, u32), usize>,
+    /// Merged ranges, sorted by top row.
+    pub merges: Vec<Merge>,
+}
+
+/// What the pre-pass learnt about the workbook: its number formats and, by sheet name, each
+/// sheet's styled cells, merges and drawings.
+#[derive(Debug, Default)]
+pub struct Prepass {
+    pub formats: Vec<NumFmt>,
+    pub sheets: HashMap<String, Sheet>,
+}
+
+/// Reads what calamine does not give for an XLSB workbook: the number format of every styled
+/// numeric cell (calamine tells dates apart but shows `1599.5` for `$1,599.50`), merged ranges
+/// and drawings. A sheet whose parts are missing or damaged has none of them; records past
+/// `max_sheet_cells` styled cells are not read.
+pub fn prepass(bytes: &[u8], limits: &Limits) -> Result<Prepass> {
     let mut zip = SafeZip::open(bytes, limits, "Excel workbook")?;
-    let mut out = HashMap::new();
+    let mut out = Prepass::default();
     let Some(workbook) = zip.read(WORKBOOK)? else {
         return Ok(out);
     };
     let rels = relationships(&mut zip, WORKBOOK)?;
+    let styles = rels
+        .values()
+        .find(|r| r.kind == "styles" && !r.external)
+        .map(|r| r.target.clone())
+        .unwrap_or_else(|| "xl/styles.bin".into());
+    let xf_format: Vec<Option<usize>> = match zip.read(&styles).ok().flatten() {
+        Some(bin) => read_styles(&bin, &mut out.formats),
+        None => Vec::new(),
+    };
     for (rel_id, name) in sheet_records(&workbook) {
         let Some(rel) = rels.get(&rel_id) else {
             continue;
         };
         let target = rel.target.clone();
-        let sheet_rels = relationships(&mut zip, &target).unwrap_or_default();
-        let drawn = crate::xlsx::sheet_drawings(&mut zip, &sheet_rels);
-        if !drawn.0.is_empty() || !drawn.1.is_empty() {
-            out.insert(name, drawn);
+        let mut sheet = Sheet::default();
+        if let Some(bin) = zip.read(&target).ok().flatten() {
+            let max = usize::try_from(limits.max_sheet_cells).unwrap_or(usize::MAX);
+            read_sheet(&bin, &xf_format, max, &mut sheet);
         }
+        let sheet_rels = relationships(&mut zip, &target).unwrap_or_default();
+        (sheet.charts, sheet.shapes) = crate::xlsx::sheet_drawings(&mut zip, &sheet_rels);
+        out.sheets.insert(name, sheet);
     }
     Ok(out)
+}
+
+const BRT_FMT: u32 = 44;
+const BRT_XF: u32 = 47;
+const BRT_BEGIN_CELL_XFS: u32 = 617;
+const BRT_END_CELL_XFS: u32 = 618;
+const BRT_ROW_HDR: u32 = 0;
+const BRT_CELL_RK: u32 = 2;
+const BRT_CELL_REAL: u32 = 5;
+const BRT_FMLA_NUM: u32 = 9;
+const BRT_MERGE_CELL: u32 = 176;
+
+/// The records of a record stream, as (type, data), up to the first that does not parse.
+fn records(stream: &[u8]) -> impl Iterator<Item = (u32, &[u8])> {
+    let mut pos = 0;
+    std::iter::from_fn(move || {
+        let (kind, kind_len) = read_kind(stream.get(pos..)?)?;
+        let (len, len_len) = read_len(stream.get(pos + kind_len..)?)?;
+        let start = pos + kind_len + len_len;
+        let data = stream.get(start..start.checked_add(len)?)?;
+        pos = start + len;
+        Some((kind, data))
+    })
+}
+
+fn u16_at(b: &[u8], at: usize) -> Option<u16> {
+    Some(u16::from_le_bytes(b.get(at..at + 2)?.try_into().ok()?))
+}
+
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
+}
+
+/// `xl/styles.bin`: the workbook's format codes (`BrtFmt`: id, then the code as a wide
+/// string) and the cell styles (`BrtXF` between `BrtBeginCellXFs` and its end: parent, then
+/// the format id); per cell style, an index into `formats` as [`crate::xlsx::xf_formats`]
+/// gives it.
+fn read_styles(bin: &[u8], formats: &mut Vec<NumFmt>) -> Vec<Option<usize>> {
+    let mut custom: HashMap<u32, String> = HashMap::new();
+    let mut xfs: Vec<u32> = Vec::new();
+    let mut in_cell_xfs = false;
+    for (kind, data) in records(bin) {
+        match kind {
+            BRT_FMT => {
+                let (Some(id), Some(n)) = (u16_at(data, 0), u32_at(data, 2)) else {
+                    continue;
+                };
+                let Some(units) = data.get(6..6 + (n as usize).saturating_mul(2)) else {
+                    continue;
+                };
+                let units: Vec<u16> = units
+                    .chunks_exact(2)
+                    .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                    .collect();
+                custom.insert(u32::from(id), String::from_utf16_lossy(&units));
+            }
+            BRT_BEGIN_CELL_XFS => in_cell_xfs = true,
+            BRT_END_CELL_XFS => in_cell_xfs = false,
+            BRT_XF if in_cell_xfs => xfs.push(u16_at(data, 2).map_or(0, u32::from)),
+            _ => {}
+        }
+    }
+    crate::xlsx::xf_formats(&custom, xfs, formats)
+}
+
+/// A sheet's record stream: each numeric cell's style (`BrtCell`: column, then the style
+/// index in the low 24 bits) under the row of the last `BrtRowHdr`, and `BrtMergeCell` ranges.
+fn read_sheet(bin: &[u8], xf_format: &[Option<usize>], max_cells: usize, sheet: &mut Sheet) {
+    let mut row = 0u32;
+    for (kind, data) in records(bin) {
+        match kind {
+            BRT_ROW_HDR => row = u32_at(data, 0).unwrap_or(row),
+            BRT_CELL_RK | BRT_CELL_REAL | BRT_FMLA_NUM => {
+                let (Some(col), Some(style)) = (u32_at(data, 0), u32_at(data, 4)) else {
+                    continue;
+                };
+                let xf = (style & 0x00FF_FFFF) as usize;
+                if let Some(&Some(f)) = xf_format.get(xf) {
+                    if sheet.cells.len() < max_cells {
+                        sheet.cells.insert((row, col), f);
+                    }
+                }
+            }
+            BRT_MERGE_CELL => {
+                let r = |at| u32_at(data, at);
+                if let (Some(top), Some(bottom), Some(left), Some(right)) =
+                    (r(0), r(4), r(8), r(12))
+                {
+                    if let Some(m) = Merge::new((top, left), (bottom, right)) {
+                        sheet.merges.push(m);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    sheet.merges.sort_by_key(|m| m.top);
 }
 
 /// (relationship id, sheet name) of each `BrtBundleSh` of a workbook record stream, in
@@ -251,6 +489,82 @@ mod tests {
                 ("rId1".to_owned(), "Data".to_owned()),
                 ("rId2".to_owned(), "Chart sheet".to_owned())
             ]
+        );
+    }
+    /// A record of any type, the type written as MS-XLSB encodes it (seven bits a byte).
+    fn rec(kind: u32, data: &[u8]) -> Vec<u8> {
+        let mut out = if kind < 0x80 {
+            vec![kind as u8]
+        } else {
+            vec![(kind & 0x7F) as u8 | 0x80, (kind >> 7) as u8]
+        };
+        write_len(&mut out, data.len());
+        out.extend_from_slice(data);
+        out
+    }
+
+    #[test]
+    fn numeric_cells_take_their_styles_number_format_and_merges_are_read() {
+        // styles.bin: a custom percent format (id 164), cell styles 0 (General), 1 (164) and
+        // 2 (built-in 4, `#,##0.00`); a cell-style-XF list outside the cell XFs is ignored.
+        let xf = |fmt: u16| [0u16.to_le_bytes(), fmt.to_le_bytes()].concat();
+        let mut fmt = 164u16.to_le_bytes().to_vec();
+        fmt.extend(wide("0.0%"));
+        let styles = [
+            rec(BRT_FMT, &fmt),
+            rec(626, &[]),
+            rec(BRT_XF, &xf(3)),
+            rec(627, &[]),
+            rec(BRT_BEGIN_CELL_XFS, &[]),
+            rec(BRT_XF, &xf(0)),
+            rec(BRT_XF, &xf(164)),
+            rec(BRT_XF, &xf(4)),
+            rec(BRT_END_CELL_XFS, &[]),
+        ]
+        .concat();
+        let mut formats = Vec::new();
+        let by_xf = read_styles(&styles, &mut formats);
+        assert_eq!(by_xf.len(), 3);
+        assert_eq!(by_xf[0], None);
+        let cell = |col: u32, xf: u32, value: f64| {
+            [
+                col.to_le_bytes().to_vec(),
+                xf.to_le_bytes().to_vec(),
+                value.to_le_bytes().to_vec(),
+            ]
+            .concat()
+        };
+        let sheet_bin = [
+            rec(BRT_ROW_HDR, &3u32.to_le_bytes()),
+            rec(BRT_CELL_REAL, &cell(1, 1, 0.025)),
+            rec(BRT_CELL_REAL, &cell(2, 0, 7.0)),
+            rec(BRT_ROW_HDR, &4u32.to_le_bytes()),
+            rec(BRT_CELL_REAL, &cell(0, 2 | 0x0100_0000, 1599.5)),
+            rec(
+                BRT_MERGE_CELL,
+                &[5u32, 6, 0, 2].map(u32::to_le_bytes).concat(),
+            ),
+        ]
+        .concat();
+        let mut sheet = Sheet::default();
+        read_sheet(&sheet_bin, &by_xf, 100, &mut sheet);
+        let shown = |at| formats[sheet.cells[&at]].format(0.025, false);
+        assert_eq!(shown((3, 1)), "2.5%");
+        assert!(
+            !sheet.cells.contains_key(&(3, 2)),
+            "General cells are not listed"
+        );
+        assert_eq!(
+            formats[sheet.cells[&(4, 0)]].format(1599.5, false),
+            "1,599.50"
+        );
+        assert_eq!(sheet.merges, [Merge::new((5, 0), (6, 2)).unwrap()]);
+        // a truncated record ends the stream without a panic
+        read_sheet(
+            &sheet_bin[..sheet_bin.len() - 3],
+            &by_xf,
+            100,
+            &mut Sheet::default(),
         );
     }
 }

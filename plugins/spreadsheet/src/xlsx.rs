@@ -276,6 +276,18 @@ fn read_styles(xml: &[u8], formats: &mut Vec<NumFmt>) -> Vec<Option<usize>> {
         }
         buf.clear();
     }
+    xf_formats(&custom, xfs, formats)
+}
+
+/// Per cell style (`xfs`: each style's number format id), an index into `formats` for the
+/// styles whose format is not General (`None` otherwise); `custom` holds the workbook's own
+/// format codes by id, the rest are built in. Each format is parsed once. XLSX and XLSB
+/// styles both read through here.
+pub(crate) fn xf_formats(
+    custom: &HashMap<u32, String>,
+    xfs: Vec<u32>,
+    formats: &mut Vec<NumFmt>,
+) -> Vec<Option<usize>> {
     let mut by_id: HashMap<u32, usize> = HashMap::new();
     xfs.into_iter()
         .map(|id| {

@@ -713,3 +713,131 @@ Reply:
         ]
     );
 }
+
+/// An XLSB record: its type in seven-bit groups, its length likewise, its data.
+fn brt(kind: u32, data: &[u8]) -> Vec<u8> {
+    let mut out = if kind < 0x80 {
+        vec![kind as u8]
+    } else {
+        vec![(kind & 0x7F) as u8 | 0x80, (kind >> 7) as u8]
+    };
+    let mut len = data.len();
+    loop {
+        let byte = (len & 0x7F) as u8;
+        len >>= 7;
+        if len == 0 {
+            out.push(byte);
+            break;
+        }
+        out.push(byte | 0x80);
+    }
+    out.extend_from_slice(data);
+    out
+}
+
+fn wide(s: &str) -> Vec<u8> {
+    let mut out = (s.encode_utf16().count() as u32).to_le_bytes().to_vec();
+    out.extend(s.encode_utf16().flat_map(u16::to_le_bytes));
+    out
+}
+
+#[test]
+fn xlsb_cells_show_their_number_formats_and_merges_after_a_book_view_calamine_misreads() {
+    // The book view's bytes `90 01` read as BrtEndBundleShs to calamine's workbook scan,
+    // which steps over no record it does not know: it found no sheet and the workbook
+    // converted to nothing, with no warning (SheetJS's large_strings.xlsb).
+    let u32s = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let mut sheet = u32s(&[0, 1]);
+    sheet.extend(wide("rId1"));
+    sheet.extend(wide("Data"));
+    let workbook = [
+        brt(0x83, &[]),
+        brt(0x87, &[]),
+        brt(0x9E, &[0, 0, 0, 0, 0x90, 0x01, 0, 0, 0, 0x64, 0, 0]),
+        brt(0x88, &[]),
+        brt(0x8F, &[]),
+        brt(0x9C, &sheet),
+        brt(0x90, &[]),
+        brt(0x9D, &[0; 26]),
+        brt(0x84, &[]),
+    ]
+    .concat();
+    // styles: cell style 1 shows `"$"#,##0.00` (custom id 164), style 2 `0%` (built in 9)
+    let mut fmt = 164u16.to_le_bytes().to_vec();
+    fmt.extend(wide("\"$\"#,##0.00"));
+    let xf = |id: u16| [&0u16.to_le_bytes()[..], &id.to_le_bytes(), &[0; 12]].concat();
+    let styles = [
+        brt(0x116, &[]),
+        brt(0x267, &u32s(&[1])),
+        brt(0x2C, &fmt),
+        brt(0x268, &[]),
+        brt(0x269, &u32s(&[3])),
+        brt(0x2F, &xf(0)),
+        brt(0x2F, &xf(164)),
+        brt(0x2F, &xf(9)),
+        brt(0x26A, &[]),
+        brt(0x117, &[]),
+    ]
+    .concat();
+    let real = |col: u32, style: u32, v: f64| {
+        let mut d = u32s(&[col, style]);
+        d.extend(v.to_le_bytes());
+        brt(0x05, &d)
+    };
+    let text = |col: u32, s: &str| {
+        let mut d = u32s(&[col, 0]);
+        d.extend(wide(s));
+        brt(0x06, &d)
+    };
+    let row = |r: u32| brt(0x00, &[u32s(&[r, 0]), vec![0; 9]].concat());
+    let sheet1 = [
+        brt(0x81, &[]),
+        brt(0x94, &u32s(&[0, 3, 0, 1])),
+        brt(0x91, &[]),
+        row(0),
+        text(0, "Item"),
+        text(1, "Price"),
+        row(1),
+        real(0, 0, 7.0),
+        real(1, 1, 1599.5),
+        row(2),
+        text(0, "Share"),
+        real(1, 2, 0.25),
+        row(3),
+        real(1, 2, 0.5),
+        brt(0x92, &[]),
+        brt(0xB1, &u32s(&[1])),
+        brt(0xB0, &u32s(&[2, 3, 0, 0])),
+        brt(0xB2, &[]),
+        brt(0x82, &[]),
+    ]
+    .concat();
+    let rels = r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.bin"/><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.bin"/></Relationships>"#;
+    let bytes = zip(&[
+        (
+            "[Content_Types].xml",
+            br#"<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="bin" ContentType="application/vnd.ms-excel.sheet.binary.macroEnabled.main"/></Types>"#.to_vec(),
+        ),
+        ("xl/_rels/workbook.bin.rels", rels.as_bytes().to_vec()),
+        ("xl/workbook.bin", workbook),
+        ("xl/styles.bin", styles),
+        ("xl/worksheets/sheet1.bin", sheet1),
+    ]);
+    let doc = convert(
+        &bytes,
+        "application/vnd.ms-excel.sheet.binary.macroEnabled.12",
+        "t.xlsb",
+    )
+    .expect("converts");
+    assert_eq!(doc.parts.len(), 1);
+    assert_eq!(doc.parts[0].name.as_deref(), Some("Data"));
+    assert_eq!(
+        rows(&doc, 0),
+        [
+            vec!["Item", "Price"],
+            vec!["7", "$1,599.50"],
+            vec!["Share", "25%"],
+            vec!["Share", "50%"]
+        ]
+    );
+}

@@ -6,6 +6,7 @@
 //! as XML ([`office`]: Word 2003 and flat OPC Word, Excel 2003) and `name: value` lists or
 //! tables for data.
 
+mod excel2003;
 mod inline;
 mod names;
 mod office;

@@ -38,7 +38,7 @@ pub fn kind(root: &Element<'_>) -> Option<Office> {
 
 pub fn render(r: &mut Renderer<'_>, root: &Element<'_>, kind: Office) -> Result<()> {
     match kind {
-        Office::Excel2003 => workbook(r, root),
+        Office::Excel2003 => crate::excel2003::workbook(r, root),
         Office::Word2003 => {
             let styles = child(root, "styles").map(Styles::read).unwrap_or_default();
             if let Some(title) = child(root, "DocumentProperties")
@@ -148,7 +148,7 @@ fn part<'e, 'a>(root: &'e Element<'a>, name: &str) -> Option<&'e Element<'a>> {
         .and_then(|p| child(p, "xmlData"))
 }
 
-fn child<'e, 'a>(el: &'e Element<'a>, local: &str) -> Option<&'e Element<'a>> {
+pub(crate) fn child<'e, 'a>(el: &'e Element<'a>, local: &str) -> Option<&'e Element<'a>> {
     el.elements().find(|c| c.local() == local)
 }
 
@@ -789,95 +789,8 @@ fn strip_styles(inlines: Vec<Inline>) -> Vec<Inline> {
         .collect()
 }
 
-/// Excel 2003 XML: a heading and a table per worksheet.
-fn workbook(r: &mut Renderer<'_>, root: &Element<'_>) -> Result<()> {
-    for (n, sheet) in root
-        .elements()
-        .filter(|e| e.local() == "Worksheet")
-        .enumerate()
-    {
-        r.tick()?;
-        let name = sheet
-            .attr("Name")
-            .map(str::to_owned)
-            .unwrap_or_else(|| format!("Sheet{}", n + 1));
-        r.push(Block::heading(2, name));
-        let Some(table) = child(sheet, "Table") else {
-            continue;
-        };
-        let mut grid: Vec<Vec<String>> = Vec::new();
-        for row in table.elements().filter(|e| e.local() == "Row") {
-            r.tick()?;
-            let at = row
-                .attr("Index")
-                .and_then(|v| v.parse::<usize>().ok())
-                .filter(|i| *i >= 1 && *i <= 1_048_576)
-                .map(|i| i - 1)
-                .unwrap_or(grid.len());
-            if at > grid.len() + 10_000 {
-                break;
-            }
-            while grid.len() < at {
-                grid.push(Vec::new());
-            }
-            let mut cells: Vec<String> = Vec::new();
-            for cell in row.elements().filter(|e| e.local() == "Cell") {
-                if let Some(i) = cell
-                    .attr("Index")
-                    .and_then(|v| v.parse::<usize>().ok())
-                    .filter(|i| *i >= 1 && *i <= 16_384)
-                {
-                    while cells.len() < i - 1 {
-                        cells.push(String::new());
-                    }
-                }
-                cells.push(child(cell, "Data").map(cell_value).unwrap_or_default());
-                let across = cell
-                    .attr("MergeAcross")
-                    .and_then(|v| v.parse::<usize>().ok())
-                    .unwrap_or(0)
-                    .min(256);
-                cells.extend(std::iter::repeat_n(String::new(), across));
-            }
-            grid.push(cells);
-        }
-        if let Some(t) = grid_table(grid) {
-            r.push(Block::Table(t));
-        }
-    }
-    Ok(())
-}
-
-/// A cell's `ss:Data` as Excel shows it without a number format.
-fn cell_value(data: &Element<'_>) -> String {
-    let text = fold(&data.text()).into_owned();
-    match data.attr("Type") {
-        Some("Number") => general(&text).unwrap_or(text),
-        Some("Boolean") => match text.as_str() {
-            "1" => "TRUE".into(),
-            "0" => "FALSE".into(),
-            _ => text,
-        },
-        Some("DateTime") => {
-            let t = text.strip_suffix(".000").unwrap_or(&text);
-            t.strip_suffix("T00:00:00").unwrap_or(t).to_owned()
-        }
-        _ => text,
-    }
-}
-
-/// A number with at most 15 significant digits (Excel's precision: `1.1000000000000001` is 1.1).
-fn general(text: &str) -> Option<String> {
-    let x = text.trim().parse::<f64>().ok().filter(|x| x.is_finite())?;
-    let rounded: f64 = format!("{x:.14e}").parse().ok()?;
-    if rounded == rounded.trunc() && rounded.abs() < 1e15 {
-        return Some(format!("{}", rounded as i64));
-    }
-    Some(rounded.to_string())
-}
-
 /// Rows to a table: empty rows and columns dropped, the first row the header.
-fn grid_table(grid: Vec<Vec<String>>) -> Option<Table> {
+pub(crate) fn grid_table(grid: Vec<Vec<String>>) -> Option<Table> {
     let width = grid.iter().map(Vec::len).max().unwrap_or(0);
     let used: Vec<bool> = (0..width)
         .map(|c| grid.iter().any(|r| r.get(c).is_some_and(|v| !v.is_empty())))

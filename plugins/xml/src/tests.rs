@@ -693,6 +693,28 @@ fn excel_2003_xml_reads_as_sheets_of_tables() {
 }
 
 #[test]
+fn excel_2003_xml_cells_show_their_number_formats() {
+    // A cell's format comes from its style, a style's from its parent, a cell without a style
+    // takes its row's or its column's; Excel 2003 names its built-in formats.
+    let xml = r####"<?xml version="1.0"?>
+<Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet" xmlns:ss="urn:schemas-microsoft-com:office:spreadsheet">
+<Styles><Style ss:ID="Default"><NumberFormat/></Style>
+<Style ss:ID="money"><NumberFormat ss:Format="&quot;$&quot;#,##0.00"/></Style>
+<Style ss:ID="bold" ss:Parent="money"><Font ss:Bold="1"/></Style>
+<Style ss:ID="short"><NumberFormat ss:Format="Short Date"/></Style>
+<Style ss:ID="pct"><NumberFormat ss:Format="Percent"/></Style>
+<Style ss:ID="two"><NumberFormat ss:Format="###0.00;\-###0.00"/></Style></Styles>
+<Worksheet ss:Name="Data"><Table><Column ss:Index="3" ss:StyleID="two" ss:Span="1"/>
+<Row><Cell ss:StyleID="money"><Data ss:Type="Number">1599.5</Data></Cell><Cell ss:StyleID="bold"><Data ss:Type="Number">-2</Data></Cell><Cell><Data ss:Type="Number">11698.241527095301</Data></Cell><Cell><Data ss:Type="Number">3</Data></Cell></Row>
+<Row ss:StyleID="pct"><Cell ss:StyleID="short"><Data ss:Type="DateTime">1998-08-01T00:00:00.000</Data></Cell><Cell><Data ss:Type="Number">0.025</Data></Cell><Cell ss:StyleID="Default"><Data ss:Type="Number">0.1</Data></Cell><Cell><Data ss:Type="String">text</Data></Cell></Row>
+</Table></Worksheet></Workbook>"####;
+    assert_eq!(
+        markdown_of(xml),
+        "#2 Data\n| $1,599.50 | -$2.00 | 11698.24 | 3.00 |\n| 8/1/98 | 2.50% | 0.1 | text |\n"
+    );
+}
+
+#[test]
 fn sections_after_an_empty_document_title_are_peers() {
     // pandoc's DocBook of a document without a title: `<info><title></title></info>`, then
     // top-level sections. The first section's title is no document title above the others.

@@ -821,6 +821,66 @@ def xlsx2csv(corpus: Corpus, m: Mirror) -> None:
         text = " ".join(f for r in rows for f in r)
         corpus.add("xlsx2csv", ext, p, data, f"{m.name}:{p}", text, optional=" ".join(sheets))
 
+# SheetJS's test files: workbooks (its own, at the top level) and the copies Excel made of
+# other projects' workbooks (`2011/<name>.xml`: Excel 2011's XML Spreadsheet 2003; `2013/<name>
+# .xlsb`), each beside a baseline Excel wrote of the original, one CSV per sheet
+# (`2011/<name>.<i>.csv`, else `2016/…`; none for a chart sheet): the cells as Excel shows them. A copy's cells are the
+# original's, so the original's baseline is the copy's expected text. The sheet names
+# (`<name>.sheetnames`) are optional text. Excel 2011 wrote its CSV in Mac Roman where it was
+# not UTF-8.
+SHEETJS_COPY = re.compile(r"(?:2011|2013)/(.+)\.(?:xml|xlsb)")
+
+
+def sheetjs(corpus: Corpus, m: Mirror) -> None:
+    import csv
+    names = {p for p, _ in m.files()}
+    # the snapshot lists some large files without their content: a workbook whose baseline
+    # is one of them has no complete expected text
+    listed = set(m._run("ls-tree", "-r", "--name-only", "-z", "HEAD").decode(
+        "utf-8", "replace").split("\0"))
+    absent = listed - names
+
+    def decode(b: bytes) -> str:
+        try:
+            return b.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            return b.decode("mac_roman")
+
+    sheet_csv = re.compile(r"(?:2011|2016)/(.+)\.(\d+)\.csv")
+    most: dict[str, int] = {}
+    for n in listed:
+        if (mt := sheet_csv.fullmatch(n)):
+            most[mt.group(1)] = max(most.get(mt.group(1), 0), int(mt.group(2)) + 1)
+    docs = []
+    for p in sorted(names):
+        if "/" in p and not SHEETJS_COPY.fullmatch(p):
+            continue
+        if ext_type(p) not in ("xls", "xlsx", "xlsm", "xlsb", "xml", "ods"):
+            continue
+        orig = SHEETJS_COPY.fullmatch(p).group(1) if "/" in p else p
+        # Excel writes no CSV for a chart sheet: sheet i's baseline is 2011's, else 2016's
+        sheets = [c for i in range(min(most.get(orig, 0), 1000))
+                  if (c := next((f"{y}/{orig}.{i}.csv" for y in ("2011", "2016")
+                                 if f"{y}/{orig}.{i}.csv" in names), None))]
+        if any(f"{y}/{orig}.{i}.csv" in absent for y in ("2011", "2016")
+               for i in range(most.get(orig, 0) + 1)):
+            continue
+        if sheets:
+            sheet_names = [f"{y}/{orig}.sheetnames" for y in ("2011", "2016")]
+            docs.append((p, sheets, next((n for n in sheet_names if n in names), sheet_names[0])))
+    blobs = m.blobs([p for p, _, _ in docs] + [c for _, cs, _ in docs for c in cs]
+                    + [n for _, _, n in docs])
+    for p, sheets, names_file in docs:
+        if p not in blobs or not all(c in blobs for c in sheets):
+            continue
+        text = " ".join(f for c in sheets
+                        for r in csv.reader(io.StringIO(decode(blobs[c]).replace("\r", "\n")))
+                        for f in r)
+        optional = decode(blobs.get(names_file, b"")).replace("\n", " ")
+        corpus.add("sheetjs", ext_type(p), p, blobs[p], f"{m.name}:{p}", text,
+                   optional=optional)
+
+
 SOURCES = [
     ("jgm+pandoc", "pandoc", pandoc),
     ("html5lib+html5lib-tests", "html5lib", html5lib),
@@ -840,6 +900,7 @@ SOURCES = [
         c, m, "open-xml-sdk", lambda p: p.startswith("test/") and ext_type(p) not in
         ("json", "md", "txt"))),
     ("dilshod+xlsx2csv", "xlsx2csv", xlsx2csv),
+    ("SheetJS+test_files", "sheetjs", sheetjs),
 ]
 
 

@@ -29,16 +29,12 @@ const DAYS: [&str; 7] = [
     "Saturday",
 ];
 
-/// Day of the week (0 = Sunday) of a civil date, via days since 1970-01-01 (Hinnant).
-fn weekday(y: i64, m: u32, d: u32) -> usize {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (i64::from(m) + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    (days + 4).rem_euclid(7) as usize
+/// Day of the week (0 = Sunday) of a serial as Excel counts it: serial 1 (1900-01-01) is a
+/// Sunday, and the phantom 29 February 1900 keeps later dates on their true weekday; in the
+/// 1904 system serial 0 (1904-01-01) is a Friday.
+fn weekday(serial: f64, date1904: bool) -> usize {
+    let day = serial.floor() as i64 + if date1904 { 5 } else { 6 };
+    day.rem_euclid(7) as usize
 }
 
 /// Civil date of a count of days since 1970-01-01 (Hinnant's `civil_from_days`).
@@ -127,7 +123,7 @@ pub(super) fn format_date(section: &Section, value: f64, date1904: bool) -> Stri
                 1 => out.push_str(&d.to_string()),
                 2 => out.push_str(&format!("{d:02}")),
                 _ => {
-                    let name = DAYS[weekday(i64::from(y), u32::from(mo), u32::from(d))];
+                    let name = DAYS[weekday(rounded, date1904)];
                     out.push_str(if *n == 3 { &name[..3] } else { name });
                 }
             },

@@ -156,6 +156,16 @@ pub fn plain_number(v: f64) -> String {
 impl NumFmt {
     /// Parses a format code. Never fails: what is not understood becomes literal text.
     pub fn parse(code: &str) -> NumFmt {
+        // `[$-F800]` and `[$-F400]` ask for the system's long date and time, whatever follows
+        // (en-US, as Excel shows them there)
+        let lower = code.trim_start().to_ascii_lowercase();
+        let code = if lower.starts_with("[$-f800]") {
+            "dddd, mmmm d, yyyy"
+        } else if lower.starts_with("[$-f400]") {
+            "h:mm:ss AM/PM"
+        } else {
+            code
+        };
         let mut sections = Vec::new();
         let mut cur = Section::default();
         let chars: Vec<char> = code.chars().collect();
@@ -349,7 +359,12 @@ impl NumFmt {
         if !value.is_finite() {
             return "#NUM!".into();
         }
-        let (section, value, sign) = self.pick(value);
+        let (section, shown, sign) = self.pick(value);
+        // Excel shows no date before its first day: the cell fills with #
+        if section.is_date && value < 0.0 && !date1904 {
+            return "########".into();
+        }
+        let value = shown;
         let out = if section.is_date {
             format_date(section, value, date1904)
         } else if section.tokens.contains(&Tok::General)
@@ -534,7 +549,8 @@ mod tests {
         assert_eq!(f("0.00E+00", 198356388.0), "1.98E+08");
         assert_eq!(f("# ?/?", 2.5), "2 1/2");
         assert_eq!(f("# ?/?", 0.3333), "1/3");
-        assert_eq!(f("# ??/??", 2.14159), "2 14/99");
+        // Excel shows the last convergent that fits, not a closer semiconvergent (14/99)
+        assert_eq!(f("# ??/??", 2.14159), "2 1/7");
         assert_eq!(f("# ???/???", std::f64::consts::PI), "3 16/113");
         assert_eq!(f("# ?/8", 1.3), "1 2/8");
         assert_eq!(f("# ?/?", 5.0), "5");
@@ -567,6 +583,25 @@ mod tests {
         assert_eq!(f("[h]:mm:ss", 1.5), "36:00:00");
         assert_eq!(f("yyyy-mm-dd", 45000.0), "2023-03-15");
         assert_eq!(f("mm:ss.0", 0.5 / 86400.0), "00:00.5");
+    }
+
+    #[test]
+    fn formats_show_what_excel_shows_at_their_edges() {
+        // SheetJS's number_format workbook, as Excel 2011 saved each cell to CSV
+        assert_eq!(f("# ?/?", 12.3), "12 1/3");
+        assert_eq!(f("# ?/?", -123.456), "-123 1/2");
+        assert_eq!(f("# ?/?", -1.2), "-1 1/5");
+        assert_eq!(f("# ??/??", -123.456), "-123 26/57");
+        assert_eq!(f("# ??/??", 12.34), "12 17/50");
+        assert_eq!(f("m/d/yy", -12345.678), "########");
+        assert_eq!(f("h:mm", -0.5), "########");
+        assert_eq!(f("dddd, mmmm d, yyyy", 1.0), "Sunday, January 1, 1900");
+        assert_eq!(f("dddd", 61.0), "Thursday");
+        assert_eq!(
+            f("[$-F800]dddd, mmmm dd, yyyy", 12.3),
+            "Thursday, January 12, 1900"
+        );
+        assert_eq!(NumFmt::parse("dddd").format(0.0, true), "Friday");
     }
 
     #[test]

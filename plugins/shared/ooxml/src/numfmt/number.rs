@@ -275,12 +275,15 @@ fn format_fraction(toks: &[Tok], slash: usize, value: f64) -> String {
         whole += 1;
         num = 0;
     }
+    // literals before the first digit lead; those between the whole number and the
+    // numerator are the separator the body writes
     let mut out = String::new();
-    for t in &toks[..num_start] {
+    for t in toks[..num_start]
+        .iter()
+        .take_while(|t| !(has_int && matches!(t, Tok::Digit(_))))
+    {
         if let Tok::Lit(l) = t {
-            if !has_int || out.is_empty() {
-                out.push_str(l);
-            }
+            out.push_str(l);
         }
     }
     let mut body = String::new();
@@ -304,8 +307,9 @@ fn format_fraction(toks: &[Tok], slash: usize, value: f64) -> String {
     out
 }
 
-/// The closest fraction with a denominator up to `max_den`, from the continued fraction of
-/// `x` (convergents, then the best semiconvergent at the bound): a few steps, not a search.
+/// The fraction Excel shows for `x` with denominators up to `max_den`: the last convergent of
+/// its continued fraction whose denominator fits (Excel takes no semiconvergent, even a closer
+/// one: 0.3 under `?/?` is 1/3, not 2/7; 0.456 is 1/2, not 4/9). A few steps, not a search.
 fn best_fraction(x: f64, max_den: u64) -> (u64, u64) {
     let (mut h0, mut h1, mut k0, mut k1) = (0u64, 1u64, 1u64, 0u64);
     let mut v = x.max(0.0);
@@ -320,19 +324,6 @@ fn best_fraction(x: f64, max_den: u64) -> (u64, u64) {
             a.saturating_mul(k1).saturating_add(k0),
         );
         if k2 > max_den {
-            // the largest t keeping the denominator in bounds; keep whichever is closer
-            let t = max_den.saturating_sub(k0).checked_div(k1).unwrap_or(0);
-            let (hs, ks) = (t * h1 + h0, t * k1 + k0);
-            let err = |h: u64, k: u64| {
-                if k == 0 {
-                    f64::MAX
-                } else {
-                    (x - h as f64 / k as f64).abs()
-                }
-            };
-            if ks > 0 && err(hs, ks) < err(h1, k1) {
-                return (hs, ks);
-            }
             break;
         }
         (h0, h1, k0, k1) = (h1, h2, k1, k2);

@@ -1,0 +1,304 @@
+//! Excel 2003 XML (SpreadsheetML): a heading and a table per worksheet, each cell as Excel
+//! shows it.
+//!
+//! A cell's number format comes from its style (`ss:StyleID`), else its row's, its column's or
+//! its table's, else the workbook's `Default` style; a style without a `NumberFormat` takes
+//! its parent's (`ss:Parent`). The format is Excel's own code or one of the names Excel 2003
+//! wrote for its built-in formats ("Short Date", "Percent", "Standard", …), and formats as the
+//! XLSX and XLS converters do ([`quire_ooxml::numfmt`]). Without one, numbers lose float noise
+//! (15 significant digits) and dates their midnight time.
+
+use crate::office::{child, grid_table};
+use crate::render::Renderer;
+use crate::tree::{fold, Element};
+use quire_ooxml::numfmt::NumFmt;
+use quire_plugin_api::{Block, Result};
+use std::collections::HashMap;
+
+/// Excel 2003 XML: a heading and a table per worksheet.
+pub fn workbook(r: &mut Renderer<'_>, root: &Element<'_>) -> Result<()> {
+    let date1904 = child(root, "ExcelWorkbook").is_some_and(|w| child(w, "Date1904").is_some());
+    let styles = Styles::read(root);
+    for (n, sheet) in root
+        .elements()
+        .filter(|e| e.local() == "Worksheet")
+        .enumerate()
+    {
+        r.tick()?;
+        let name = sheet
+            .attr("Name")
+            .map(str::to_owned)
+            .unwrap_or_else(|| format!("Sheet{}", n + 1));
+        r.push(Block::heading(2, name));
+        let Some(table) = child(sheet, "Table") else {
+            continue;
+        };
+        let table_style = table.attr("StyleID");
+        let columns = column_styles(table);
+        let mut grid: Vec<Vec<String>> = Vec::new();
+        for row in table.elements().filter(|e| e.local() == "Row") {
+            r.tick()?;
+            let at = row
+                .attr("Index")
+                .and_then(|v| v.parse::<usize>().ok())
+                .filter(|i| *i >= 1 && *i <= 1_048_576)
+                .map(|i| i - 1)
+                .unwrap_or(grid.len());
+            if at > grid.len() + 10_000 {
+                break;
+            }
+            while grid.len() < at {
+                grid.push(Vec::new());
+            }
+            let row_style = row.attr("StyleID");
+            let mut cells: Vec<String> = Vec::new();
+            for cell in row.elements().filter(|e| e.local() == "Cell") {
+                if let Some(i) = cell
+                    .attr("Index")
+                    .and_then(|v| v.parse::<usize>().ok())
+                    .filter(|i| *i >= 1 && *i <= 16_384)
+                {
+                    while cells.len() < i - 1 {
+                        cells.push(String::new());
+                    }
+                }
+                let style = cell
+                    .attr("StyleID")
+                    .or(row_style)
+                    .or_else(|| columns.get(&cells.len()).copied())
+                    .or(table_style)
+                    .unwrap_or("Default");
+                let fmt = styles.format(style);
+                cells.push(
+                    child(cell, "Data")
+                        .map(|d| cell_value(d, fmt, date1904))
+                        .unwrap_or_default(),
+                );
+                let across = cell
+                    .attr("MergeAcross")
+                    .and_then(|v| v.parse::<usize>().ok())
+                    .unwrap_or(0)
+                    .min(256);
+                cells.extend(std::iter::repeat_n(String::new(), across));
+            }
+            grid.push(cells);
+        }
+        if let Some(t) = grid_table(grid) {
+            r.push(Block::Table(t));
+        }
+    }
+    Ok(())
+}
+
+/// The style of each column that names one (`ss:Index` is 1-based, `ss:Span` the number of
+/// further columns it covers), by 0-based column.
+fn column_styles<'e>(table: &'e Element<'_>) -> HashMap<usize, &'e str> {
+    let mut out = HashMap::new();
+    let mut next = 0usize;
+    for col in table.elements().filter(|e| e.local() == "Column") {
+        let at = col
+            .attr("Index")
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|i| *i >= 1 && *i <= 16_384)
+            .map_or(next, |i| i - 1);
+        let span = col
+            .attr("Span")
+            .and_then(|v| v.parse::<usize>().ok())
+            .unwrap_or(0)
+            .min(16_384 - at.min(16_384));
+        if let Some(style) = col.attr("StyleID") {
+            for c in at..=at + span {
+                out.insert(c, style);
+            }
+        }
+        next = at + span + 1;
+    }
+    out
+}
+
+/// The workbook's styles: each one's parent and number format, and the parsed formats.
+struct Styles {
+    /// ID → (parent ID, `NumberFormat/@ss:Format` when the style has a `NumberFormat`).
+    by_id: HashMap<String, (Option<String>, Option<String>)>,
+    /// Parsed formats by code, for the styles that resolve to one that is not General.
+    parsed: HashMap<String, Option<NumFmt>>,
+}
+
+impl Styles {
+    fn read(root: &Element<'_>) -> Styles {
+        let mut by_id = HashMap::new();
+        for style in child(root, "Styles")
+            .into_iter()
+            .flat_map(|s| s.elements())
+            .filter(|e| e.local() == "Style")
+        {
+            let Some(id) = style.attr("ID") else {
+                continue;
+            };
+            let format = child(style, "NumberFormat")
+                .map(|f| f.attr("Format").unwrap_or("General").to_owned());
+            by_id.insert(
+                id.to_owned(),
+                (style.attr("Parent").map(str::to_owned), format),
+            );
+        }
+        let mut styles = Styles {
+            by_id,
+            parsed: HashMap::new(),
+        };
+        let codes: Vec<String> = styles
+            .by_id
+            .keys()
+            .filter_map(|id| styles.code(id).map(str::to_owned))
+            .collect();
+        for code in codes {
+            styles.parsed.entry(code.clone()).or_insert_with(|| {
+                let parsed = NumFmt::parse(named_format(&code).unwrap_or(&code));
+                (!parsed.is_general()).then_some(parsed)
+            });
+        }
+        styles
+    }
+
+    /// The format code a style resolves to: its own, else its parent's (a parent chain is
+    /// followed at most 16 steps), else the `Default` style's.
+    fn code(&self, id: &str) -> Option<&str> {
+        let mut at = id;
+        for _ in 0..16 {
+            let (parent, format) = self.by_id.get(at)?;
+            if let Some(f) = format {
+                return Some(f);
+            }
+            at = match parent {
+                Some(p) => p,
+                None if at != "Default" => "Default",
+                None => return None,
+            };
+        }
+        None
+    }
+
+    fn format(&self, id: &str) -> Option<&NumFmt> {
+        self.parsed.get(self.code(id)?)?.as_ref()
+    }
+}
+
+/// The code of a format Excel 2003 XML names instead of writing it (en-US, as Excel shows
+/// them).
+fn named_format(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "General" | "General Number" => "General",
+        "General Date" => "m/d/yy h:mm",
+        "Long Date" => "dddd, mmmm d, yyyy",
+        "Medium Date" => "d-mmm-yy",
+        "Short Date" => "m/d/yy",
+        "Long Time" => "h:mm:ss AM/PM",
+        "Medium Time" => "h:mm AM/PM",
+        "Short Time" => "h:mm",
+        "Currency" => "\"$\"#,##0.00_);[Red]\\(\"$\"#,##0.00\\)",
+        "Euro Currency" => "[$€-2]\\ #,##0.00",
+        "Fixed" => "0.00",
+        "Standard" => "#,##0.00",
+        "Percent" => "0.00%",
+        "Scientific" => "0.00E+00",
+        "Yes/No" => "\"Yes\";\"Yes\";\"No\"",
+        "True/False" => "\"True\";\"True\";\"False\"",
+        "On/Off" => "\"On\";\"On\";\"Off\"",
+        _ => return None,
+    })
+}
+
+/// A cell's `ss:Data` as Excel shows it under `fmt`.
+fn cell_value(data: &Element<'_>, fmt: Option<&NumFmt>, date1904: bool) -> String {
+    let text = fold(&data.text()).into_owned();
+    match data.attr("Type") {
+        Some("Number") => match (fmt, text.trim().parse::<f64>()) {
+            (Some(f), Ok(v)) if v.is_finite() => f.format(v, date1904),
+            _ => general(&text).unwrap_or(text),
+        },
+        Some("Boolean") => match text.as_str() {
+            "1" => "TRUE".into(),
+            "0" => "FALSE".into(),
+            _ => text,
+        },
+        Some("DateTime") => match (fmt, serial(&text, date1904)) {
+            (Some(f), Some(v)) => f.format(v, date1904),
+            _ => {
+                let t = text.strip_suffix(".000").unwrap_or(&text);
+                t.strip_suffix("T00:00:00").unwrap_or(t).to_owned()
+            }
+        },
+        _ => match fmt.and_then(|f| f.format_text(&text)) {
+            Some(t) => t,
+            None => text,
+        },
+    }
+}
+
+/// A number with at most 15 significant digits (Excel's precision: `1.1000000000000001` is 1.1).
+fn general(text: &str) -> Option<String> {
+    let x = text.trim().parse::<f64>().ok().filter(|x| x.is_finite())?;
+    let rounded: f64 = format!("{x:.14e}").parse().ok()?;
+    if rounded == rounded.trunc() && rounded.abs() < 1e15 {
+        return Some(format!("{}", rounded as i64));
+    }
+    Some(rounded.to_string())
+}
+
+/// The Excel serial number of an `ss:DateTime` value (`yyyy-mm-ddThh:mm:ss.fff`): days since
+/// 1899-12-30 in the 1900 system, counting its phantom 29 February 1900 (so 1900-01-01 is 1 and
+/// a time of day alone, written on 1899-12-31, is its fraction), or since 1904-01-01.
+fn serial(text: &str, date1904: bool) -> Option<f64> {
+    let (date, time) = text.trim().split_once('T').unwrap_or((text.trim(), ""));
+    let mut d = date.splitn(3, '-').map(|p| p.parse::<i64>().ok());
+    let (y, m, day) = (d.next()??, d.next()??, d.next()??);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&day) {
+        return None;
+    }
+    let mut days = days_from_civil(y, m, day);
+    if date1904 {
+        days -= days_from_civil(1904, 1, 1);
+    } else {
+        days -= days_from_civil(1899, 12, 30);
+        if days < 61 {
+            days -= 1;
+        }
+    }
+    let mut secs = 0.0;
+    if !time.is_empty() {
+        let mut t = time.splitn(3, ':');
+        let h: f64 = t.next()?.parse().ok()?;
+        let min: f64 = t.next().unwrap_or("0").parse().ok()?;
+        let s: f64 = t.next().unwrap_or("0").parse().ok()?;
+        secs = h * 3600.0 + min * 60.0 + s;
+    }
+    let v = days as f64 + secs / 86_400.0;
+    (v >= 0.0).then_some(v)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serials_count_as_excel_does() {
+        assert_eq!(serial("1900-01-01T00:00:00.000", false), Some(1.0));
+        assert_eq!(serial("1900-02-28T00:00:00.000", false), Some(59.0));
+        assert_eq!(serial("1900-03-01T00:00:00.000", false), Some(61.0));
+        assert_eq!(serial("1998-08-01T00:00:00.000", false), Some(36_008.0));
+        assert_eq!(serial("1899-12-31T06:00:00.000", false), Some(0.25));
+        assert_eq!(serial("1904-01-02T00:00:00", true), Some(1.0));
+        assert_eq!(serial("2016-13-01T00:00:00", false), None);
+    }
+}
