@@ -125,9 +125,40 @@ fn attr(e: &BytesStart<'_>, local: &[u8]) -> Option<String> {
         .and_then(|a| a.unescape_value().ok().map(|v| v.into_owned()))
 }
 
-/// Whitespace folded to single spaces (a comment is shown as one paragraph).
+/// Whitespace folded to single spaces (a comment is shown as one paragraph), after the
+/// `_xHHHH_` escapes of OOXML strings (ST_Xstring: Excel writes a comment's line breaks as
+/// `_x000D_`; `_x005F_` escapes an underscore that would start one).
 fn fold(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    xstring(s).split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn xstring(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains("_x") {
+        return s.into();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(at) = rest.find("_x") {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        let code = tail
+            .get(2..6)
+            .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()) && tail.get(6..7) == Some("_"))
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+            .and_then(char::from_u32);
+        match code {
+            Some(c) => {
+                out.push(c);
+                rest = &tail[7..];
+            }
+            None => {
+                out.push_str("_x");
+                rest = &tail[2..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out.into()
 }
 
 fn read_threaded(xml: &[u8], persons: &HashMap<String, String>) -> Vec<Comment> {
@@ -345,6 +376,12 @@ mod tests {
         );
         assert_eq!((got[1].text.as_str(), got[1].reply), ("So low", true));
         assert!(got.iter().all(|c| c.author.is_none()));
+    }
+
+    #[test]
+    fn escaped_characters_in_notes_are_decoded() {
+        assert_eq!(fold("line one_x000D_\nline two"), "line one line two");
+        assert_eq!(fold("a_x005F_x000D_b _x41_ x_x0041_"), "a_x000D_b _x41_ xA");
     }
 
     #[test]

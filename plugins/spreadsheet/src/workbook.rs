@@ -11,7 +11,7 @@ use crate::comments::{self, Comment};
 use crate::merges::{Filler, Merge};
 use crate::regions::{self, Fill, Occupancy, Rect};
 use crate::{ods, xls, xlsb, xlsx};
-use calamine::{Data, Ods, Range, Reader, Xls, Xlsb, Xlsx};
+use calamine::{CellErrorType, Data, Ods, Range, Reader, Xls, Xlsb, Xlsx};
 use quire_ooxml::chart::Chart;
 use quire_ooxml::numfmt::NumFmt;
 use quire_plugin_api::{
@@ -41,6 +41,8 @@ struct Formats<'a> {
     merges: &'a [Merge],
     /// The text typed cells show, where the file stores it (ODS), by (row, column).
     shown: Option<&'a HashMap<(u32, u32), String>>,
+    /// Cells calamine leaves out, with their values (XLSB formulas' error results).
+    missing: &'a [((u32, u32), CellErrorType)],
 }
 
 pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Document> {
@@ -81,6 +83,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                 comments: pre.sheets.get(name).map_or(&[], |s| s.comments.as_slice()),
                 merges: pre.sheets.get(name).map_or(&[], |s| s.merges.as_slice()),
                 shown: None,
+                missing: &[],
             })?;
         }
         Kind::Xlsb => {
@@ -100,6 +103,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                     comments: &[],
                     merges: sheet.map_or(&[], |s| s.merges.as_slice()),
                     shown: None,
+                    missing: sheet.map_or(&[], |s| s.errors.as_slice()),
                 }
             })?;
         }
@@ -120,6 +124,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                 comments: &[],
                 merges: pre.get(name).map_or(&[], |s| s.merges.as_slice()),
                 shown: pre.get(name).map(|s| &s.shown),
+                missing: &[],
             })?;
         }
         Kind::Xls => {
@@ -172,6 +177,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                         .map_or(&[], Vec::as_slice),
                     merges: i.and_then(|i| merges.get(i)).map_or(&[], Vec::as_slice),
                     shown: None,
+                    missing: &[],
                 }
             })?;
         }
@@ -259,11 +265,14 @@ where
                 open_error(msg, e.to_string())
             })
         });
+        let formats = formats_for(name);
         let range = match range {
             Ok(r) => r,
             Err(e) if e.kind() == ErrorKind::Encrypted => return Err(e),
+            // a chart sheet (no cells to read) whose chart is shown
+            Err(_) if !formats.charts.is_empty() => Range::empty(),
             Err(e) => {
-                // chart sheets and damaged sheets: keep the sheet, say why it is empty
+                // damaged sheets and charts not read: keep the sheet, say why it is empty
                 ctx.warn(format!(
                     "Sheet \"{name}\" could not be read; it is shown empty."
                 ));
@@ -271,6 +280,7 @@ where
                 Range::empty()
             }
         };
+        let range = with_missing(range, formats.missing);
         let (h, w) = range.get_size();
         if (h as u64).saturating_mul(w as u64) > ctx.limits.max_sheet_cells {
             return Err(Error::limit(format!(
@@ -278,7 +288,6 @@ where
                 ctx.limits.max_sheet_cells
             )));
         }
-        let formats = formats_for(name);
         let grids = to_grids(&range, &formats, date1904, ctx)?;
         drop(range);
         output_bytes += grids.iter().map(|g| g.text_len() as u64).sum::<u64>();
@@ -324,6 +333,28 @@ fn fill(d: &Data) -> Fill {
         | Data::DurationIso(_) => Fill::Number,
         _ => Fill::Text,
     }
+}
+
+/// The range with the cells calamine left out put back in their places (a new range only
+/// when there are any).
+fn with_missing(range: Range<Data>, missing: &[((u32, u32), CellErrorType)]) -> Range<Data> {
+    if missing.is_empty() {
+        return range;
+    }
+    let (r0, c0) = range.start().unwrap_or((0, 0));
+    let mut cells: Vec<calamine::Cell<Data>> = range
+        .cells()
+        .filter(|(_, _, v)| !matches!(v, Data::Empty))
+        .map(|(r, c, v)| calamine::Cell::new((r0 + r as u32, c0 + c as u32), v.clone()))
+        .collect();
+    cells.extend(
+        missing
+            .iter()
+            .map(|(at, e)| calamine::Cell::new(*at, Data::Error(e.clone()))),
+    );
+    cells.sort_by_key(|c| c.get_position());
+    cells.dedup_by_key(|c| c.get_position());
+    Range::from_sparse(cells)
 }
 
 /// One grid per table of the sheet, in reading order.

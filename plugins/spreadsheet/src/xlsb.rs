@@ -16,6 +16,7 @@
 //! charts and drawn text as the XLSX pre-pass does.
 
 use crate::merges::Merge;
+use calamine::CellErrorType;
 use quire_ooxml::chart::Chart;
 use quire_ooxml::numfmt::NumFmt;
 use quire_ooxml::{relationships, SafeZip};
@@ -150,6 +151,8 @@ pub struct Sheet {
     pub cells: HashMap<(u32, u32), usize>,
     /// Merged ranges, sorted by top row.
     pub merges: Vec<Merge>,
+    /// Formulas whose cached result is an error (`BrtFmlaError`), which calamine skips.
+    pub errors: Vec<((u32, u32), CellErrorType)>,
 }
 
 /// What the pre-pass learnt about the workbook: its number formats and, by sheet name, each
@@ -205,6 +208,7 @@ const BRT_ROW_HDR: u32 = 0;
 const BRT_CELL_RK: u32 = 2;
 const BRT_CELL_REAL: u32 = 5;
 const BRT_FMLA_NUM: u32 = 9;
+const BRT_FMLA_ERROR: u32 = 11;
 const BRT_MERGE_CELL: u32 = 176;
 
 /// The records of a record stream, as (type, data), up to the first that does not parse.
@@ -261,7 +265,8 @@ fn read_styles(bin: &[u8], formats: &mut Vec<NumFmt>) -> Vec<Option<usize>> {
 }
 
 /// A sheet's record stream: each numeric cell's style (`BrtCell`: column, then the style
-/// index in the low 24 bits) under the row of the last `BrtRowHdr`, and `BrtMergeCell` ranges.
+/// index in the low 24 bits) under the row of the last `BrtRowHdr`, formulas' error results
+/// (the error code after `BrtCell`) and `BrtMergeCell` ranges.
 fn read_sheet(bin: &[u8], xf_format: &[Option<usize>], max_cells: usize, sheet: &mut Sheet) {
     let mut row = 0u32;
     for (kind, data) in records(bin) {
@@ -276,6 +281,25 @@ fn read_sheet(bin: &[u8], xf_format: &[Option<usize>], max_cells: usize, sheet: 
                     if sheet.cells.len() < max_cells {
                         sheet.cells.insert((row, col), f);
                     }
+                }
+            }
+            BRT_FMLA_ERROR => {
+                let (Some(col), Some(&code)) = (u32_at(data, 0), data.get(8)) else {
+                    continue;
+                };
+                let error = match code {
+                    0x00 => CellErrorType::Null,
+                    0x07 => CellErrorType::Div0,
+                    0x0F => CellErrorType::Value,
+                    0x17 => CellErrorType::Ref,
+                    0x1D => CellErrorType::Name,
+                    0x24 => CellErrorType::Num,
+                    0x2A => CellErrorType::NA,
+                    0x2B => CellErrorType::GettingData,
+                    _ => continue,
+                };
+                if sheet.errors.len() < max_cells {
+                    sheet.errors.push(((row, col), error));
                 }
             }
             BRT_MERGE_CELL => {

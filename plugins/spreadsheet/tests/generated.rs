@@ -742,7 +742,9 @@ fn wide(s: &str) -> Vec<u8> {
 }
 
 #[test]
-fn xlsb_cells_show_their_number_formats_and_merges_after_a_book_view_calamine_misreads() {
+fn an_xlsb_workbook_reads_as_excel_shows_it() {
+    // Number formats and merges from the binary records, a formula's error result calamine
+    // skips, a chart sheet without a warning, and a workbook stream calamine misreads.
     // The book view's bytes `90 01` read as BrtEndBundleShs to calamine's workbook scan,
     // which steps over no record it does not know: it found no sheet and the workbook
     // converted to nothing, with no warning (SheetJS's large_strings.xlsb).
@@ -750,6 +752,9 @@ fn xlsb_cells_show_their_number_formats_and_merges_after_a_book_view_calamine_mi
     let mut sheet = u32s(&[0, 1]);
     sheet.extend(wide("rId1"));
     sheet.extend(wide("Data"));
+    let mut chart_sheet = u32s(&[0, 2]);
+    chart_sheet.extend(wide("rId3"));
+    chart_sheet.extend(wide("Trend"));
     let workbook = [
         brt(0x83, &[]),
         brt(0x87, &[]),
@@ -757,6 +762,7 @@ fn xlsb_cells_show_their_number_formats_and_merges_after_a_book_view_calamine_mi
         brt(0x88, &[]),
         brt(0x8F, &[]),
         brt(0x9C, &sheet),
+        brt(0x9C, &chart_sheet),
         brt(0x90, &[]),
         brt(0x9D, &[0; 26]),
         brt(0x84, &[]),
@@ -792,7 +798,7 @@ fn xlsb_cells_show_their_number_formats_and_merges_after_a_book_view_calamine_mi
     let row = |r: u32| brt(0x00, &[u32s(&[r, 0]), vec![0; 9]].concat());
     let sheet1 = [
         brt(0x81, &[]),
-        brt(0x94, &u32s(&[0, 3, 0, 1])),
+        brt(0x94, &u32s(&[0, 3, 0, 2])),
         brt(0x91, &[]),
         row(0),
         text(0, "Item"),
@@ -805,6 +811,11 @@ fn xlsb_cells_show_their_number_formats_and_merges_after_a_book_view_calamine_mi
         real(1, 2, 0.25),
         row(3),
         real(1, 2, 0.5),
+        // a formula whose cached result is #REF! (BrtFmlaError), which calamine skips
+        brt(
+            0x0B,
+            &[u32s(&[2, 0]), vec![0x17, 0, 0], u32s(&[0])].concat(),
+        ),
         brt(0x92, &[]),
         brt(0xB1, &u32s(&[1])),
         brt(0xB0, &u32s(&[2, 3, 0, 0])),
@@ -812,32 +823,66 @@ fn xlsb_cells_show_their_number_formats_and_merges_after_a_book_view_calamine_mi
         brt(0x82, &[]),
     ]
     .concat();
-    let rels = r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.bin"/><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.bin"/></Relationships>"#;
+    let t = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
+    let rels = format!(
+        r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="{t}/worksheet" Target="worksheets/sheet1.bin"/><Relationship Id="rId2" Type="{t}/styles" Target="styles.bin"/><Relationship Id="rId3" Type="{t}/chartsheet" Target="chartsheets/sheet1.bin"/></Relationships>"#
+    );
+    let one_rel = |kind: &str, target: &str| {
+        format!(r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="r1" Type="{t}/{kind}" Target="{target}"/></Relationships>"#).into_bytes()
+    };
+    let chart = r#"<c:chartSpace xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><c:chart><c:title><c:tx><c:rich><a:p><a:r><a:t>Prices</a:t></a:r></a:p></c:rich></c:tx></c:title><c:plotArea><c:lineChart><c:ser><c:tx><c:v>Price</c:v></c:tx><c:cat><c:strRef><c:strCache><c:pt idx="0"><c:v>7</c:v></c:pt></c:strCache></c:strRef></c:cat><c:val><c:numRef><c:numCache><c:pt idx="0"><c:v>1599.5</c:v></c:pt></c:numCache></c:numRef></c:val></c:ser></c:lineChart></c:plotArea></c:chart></c:chartSpace>"#;
     let bytes = zip(&[
         (
             "[Content_Types].xml",
             br#"<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="bin" ContentType="application/vnd.ms-excel.sheet.binary.macroEnabled.main"/></Types>"#.to_vec(),
         ),
-        ("xl/_rels/workbook.bin.rels", rels.as_bytes().to_vec()),
+        ("xl/_rels/workbook.bin.rels", rels.into_bytes()),
         ("xl/workbook.bin", workbook),
         ("xl/styles.bin", styles),
         ("xl/worksheets/sheet1.bin", sheet1),
+        // a chart sheet: no cells for calamine, its chart shown, no warning that it is empty
+        (
+            "xl/chartsheets/sheet1.bin",
+            [brt(0x1AB, &[]), brt(0x1AC, &[])].concat(),
+        ),
+        (
+            "xl/chartsheets/_rels/sheet1.bin.rels",
+            one_rel("drawing", "../drawings/drawing1.xml"),
+        ),
+        (
+            "xl/drawings/drawing1.xml",
+            br#"<xdr:wsDr xmlns:xdr="http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing"/>"#.to_vec(),
+        ),
+        (
+            "xl/drawings/_rels/drawing1.xml.rels",
+            one_rel("chart", "../charts/chart1.xml"),
+        ),
+        ("xl/charts/chart1.xml", chart.as_bytes().to_vec()),
     ]);
-    let doc = convert(
-        &bytes,
-        "application/vnd.ms-excel.sheet.binary.macroEnabled.12",
-        "t.xlsb",
-    )
-    .expect("converts");
-    assert_eq!(doc.parts.len(), 1);
+    let input = Input {
+        bytes: &bytes,
+        file_name: "t.xlsb",
+        mime: "application/vnd.ms-excel.sheet.binary.macroEnabled.12",
+    };
+    let mut ctx = Context::new();
+    let doc = SpreadsheetConverter
+        .convert(&input, &mut ctx)
+        .expect("converts");
+    assert_eq!(doc.parts.len(), 2);
     assert_eq!(doc.parts[0].name.as_deref(), Some("Data"));
+    assert_eq!(doc.parts[1].name.as_deref(), Some("Trend"));
+    assert_eq!(
+        doc.parts[1].blocks[0],
+        Block::Paragraph(vec![Inline::styled("Chart: Prices", Style::BOLD)])
+    );
+    assert!(ctx.warnings().is_empty(), "{:?}", ctx.warnings());
     assert_eq!(
         rows(&doc, 0),
         [
             vec!["Item", "Price"],
             vec!["7", "$1,599.50"],
             vec!["Share", "25%"],
-            vec!["Share", "50%"]
+            vec!["Share", "50%", "#REF!"]
         ]
     );
 }

@@ -247,7 +247,8 @@ fn general(text: &str) -> Option<String> {
 
 /// The Excel serial number of an `ss:DateTime` value (`yyyy-mm-ddThh:mm:ss.fff`): days since
 /// 1899-12-30 in the 1900 system, counting its phantom 29 February 1900 (so 1900-01-01 is 1 and
-/// a time of day alone, written on 1899-12-31, is its fraction), or since 1904-01-01.
+/// a time of day alone, written on 1899-12-31, is its fraction), or since 1904-01-01. Dates
+/// before the first are negative; a date format shows them as Excel does (`########`).
 fn serial(text: &str, date1904: bool) -> Option<f64> {
     let (date, time) = text.trim().split_once('T').unwrap_or((text.trim(), ""));
     let mut d = date.splitn(3, '-').map(|p| p.parse::<i64>().ok());
@@ -272,8 +273,7 @@ fn serial(text: &str, date1904: bool) -> Option<f64> {
         let s: f64 = t.next().unwrap_or("0").parse().ok()?;
         secs = h * 3600.0 + min * 60.0 + s;
     }
-    let v = days as f64 + secs / 86_400.0;
-    (v >= 0.0).then_some(v)
+    Some(days as f64 + secs / 86_400.0)
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date.

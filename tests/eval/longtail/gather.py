@@ -826,8 +826,7 @@ def xlsx2csv(corpus: Corpus, m: Mirror) -> None:
 # .xlsb`), each beside a baseline Excel wrote of the original, one CSV per sheet
 # (`2011/<name>.<i>.csv`, else `2016/…`; none for a chart sheet): the cells as Excel shows them. A copy's cells are the
 # original's, so the original's baseline is the copy's expected text. The sheet names
-# (`<name>.sheetnames`) are optional text. Excel 2011 wrote its CSV in Mac Roman where it was
-# not UTF-8.
+# (`<name>.sheetnames`) are optional text. Excel wrote some CSVs in a single-byte code page.
 SHEETJS_COPY = re.compile(r"(?:2011|2013)/(.+)\.(?:xml|xlsb)")
 
 
@@ -841,10 +840,19 @@ def sheetjs(corpus: Corpus, m: Mirror) -> None:
     absent = listed - names
 
     def decode(b: bytes) -> str:
+        """UTF-8, else the single-byte code page whose letters read as words: Excel wrote
+        some baselines in Windows-1252 (`serviços`), some in Mac Roman; a letter of the right
+        one takes the case of the letters around it (`serviÁos` is Mac Roman misread)."""
         try:
             return b.decode("utf-8-sig")
         except UnicodeDecodeError:
-            return b.decode("mac_roman")
+            pass
+
+        def fit(text: str) -> int:
+            return sum(1 for i in range(1, len(text) - 1) if ord(text[i]) > 127
+                       and text[i].isalpha() and text[i - 1].isalpha()
+                       and text[i].islower() == text[i - 1].islower())
+        return max((b.decode(cp, "replace") for cp in ("cp1252", "mac_roman")), key=fit)
 
     sheet_csv = re.compile(r"(?:2011|2016)/(.+)\.(\d+)\.csv")
     most: dict[str, int] = {}

@@ -360,12 +360,23 @@ impl NumFmt {
             return "#NUM!".into();
         }
         let (section, shown, sign) = self.pick(value);
-        // Excel shows no date before its first day: the cell fills with #
-        if section.is_date && value < 0.0 && !date1904 {
+        // an elapsed count alone (`[h]`, `[s]`: no clock or calendar part) keeps its sign
+        let elapsed = section
+            .tokens
+            .iter()
+            .filter(|t| !matches!(t, Tok::Lit(_)))
+            .all(|t| matches!(t, Tok::Elapsed(..)))
+            && section.tokens.iter().any(|t| matches!(t, Tok::Elapsed(..)));
+        // Excel shows no date or time before its first day: the cell fills with #
+        if section.is_date && value < 0.0 && !date1904 && !elapsed {
             return "########".into();
         }
+        // a negative section of its own shows the value as it is written
+        let negative = value < 0.0 && self.sections.iter().filter(|s| !s.is_text).count() == 1;
         let value = shown;
-        let out = if section.is_date {
+        let out = if section.is_date && elapsed && negative {
+            format!("-{}", format_date(section, value.abs(), date1904))
+        } else if section.is_date {
             format_date(section, value, date1904)
         } else if section.tokens.contains(&Tok::General)
             || (!section.has_digits && !section.tokens.iter().any(|t| matches!(t, Tok::Lit(_))))
@@ -595,6 +606,10 @@ mod tests {
         assert_eq!(f("# ??/??", 12.34), "12 17/50");
         assert_eq!(f("m/d/yy", -12345.678), "########");
         assert_eq!(f("h:mm", -0.5), "########");
+        assert_eq!(f("[h]", -1.2), "-28");
+        assert_eq!(f("[s]", -1.2), "-103680");
+        assert_eq!(f("[h]:mm:ss", -12345.678), "########");
+        assert_eq!(f("[h];\"minus \"[h]", -1.2), "minus 28");
         assert_eq!(f("dddd, mmmm d, yyyy", 1.0), "Sunday, January 1, 1900");
         assert_eq!(f("dddd", 61.0), "Thursday");
         assert_eq!(
@@ -602,6 +617,13 @@ mod tests {
             "Thursday, January 12, 1900"
         );
         assert_eq!(NumFmt::parse("dddd").format(0.0, true), "Friday");
+        // no more than 15 significant digits, whatever the format asks for
+        assert_eq!(f("0", 17_905_353_874_145_280.0), "17905353874145300");
+        assert_eq!(
+            f("0.0000000000", 910_713.393_716_666_6),
+            "910713.3937166670"
+        );
+        assert_eq!(f("#,##0.00", 1234.5), "1,234.50");
     }
 
     #[test]

@@ -104,7 +104,7 @@ pub(super) fn format_number(section: &Section, mut value: f64) -> String {
     } else {
         value.abs()
     };
-    let text = format!("{:.*}", frac_places, shown);
+    let text = excel_digits(&format!("{:.*}", frac_places, precise(shown)));
     let (int_digits, frac_digits) = text.split_once('.').unwrap_or((&text, ""));
     let int_digits = if int_digits == "0" { "" } else { int_digits };
 
@@ -219,6 +219,33 @@ pub(super) fn format_number(section: &Section, mut value: f64) -> String {
         i += 1;
     }
     out
+}
+
+/// `v` rounded to 15 significant digits, Excel's precision.
+fn precise(v: f64) -> f64 {
+    format!("{v:.14e}").parse().unwrap_or(v)
+}
+
+/// A formatted number with every digit after the 15th significant one a zero: Excel shows
+/// no more (17905353874145280 under `0` is 17905353874145300), and a 15-digit value printed
+/// with more places would show binary noise there.
+fn excel_digits(text: &str) -> String {
+    let mut significant = 0;
+    text.chars()
+        .map(|c| {
+            if !c.is_ascii_digit() {
+                return c;
+            }
+            if significant > 0 || c != '0' {
+                significant += 1;
+            }
+            if significant > 15 {
+                '0'
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 fn pad(kind: u8) -> &'static str {
