@@ -21,10 +21,22 @@ pub struct OdsSheet {
     pub shown: HashMap<(u32, u32), String>,
     /// Merged ranges, sorted by top row.
     pub merges: Vec<Merge>,
+    /// The first and last row and column a cell with a value fills, repeats counted
+    /// (top, left, bottom, right): calamine expands every repeat into the rectangle.
+    pub extent: Option<(u32, u32, u32, u32)>,
+}
+
+impl OdsSheet {
+    /// Cells in the rectangle the sheet's values fill.
+    pub fn area(&self) -> Option<u64> {
+        self.extent
+            .map(|(r0, c0, r1, c1)| (u64::from(r1 - r0) + 1).saturating_mul(u64::from(c1 - c0) + 1))
+    }
 }
 
 /// The sheets of `content.xml` by name. At most `max_cells` displayed texts are kept in all
-/// (a repeated cell counts once per position it fills).
+/// (a repeated cell counts once per position it fills), and none of a sheet once its values
+/// fill more than `max_cells` (it is refused before calamine reads it).
 pub fn scan(xml: &[u8], max_cells: u64) -> HashMap<String, OdsSheet> {
     let mut sheets: HashMap<String, OdsSheet> = HashMap::new();
     let mut sheet: Option<(String, OdsSheet)> = None;
@@ -72,7 +84,23 @@ pub fn scan(xml: &[u8], max_cells: u64) -> HashMap<String, OdsSheet> {
                                 (row.saturating_add(down - 1), col.saturating_add(across - 1));
                             s.merges.extend(Merge::new((row, col), end));
                         }
-                        let typed = attr(e, b"value-type").is_some_and(|t| t.as_ref() != b"string");
+                        let value_type = attr(e, b"value-type");
+                        if let (Some((_, s)), true) =
+                            (sheet.as_mut(), value_type.is_some() || !empty)
+                        {
+                            // a repeated row's cells fill every row it repeats into
+                            let (bottom, right) = (
+                                row.saturating_add(row_repeat.max(1) - 1),
+                                col.saturating_add(repeat - 1),
+                            );
+                            s.extent = Some(match s.extent {
+                                None => (row, col, bottom, right),
+                                Some((r0, c0, r1, c1)) => {
+                                    (r0.min(row), c0.min(col), r1.max(bottom), c1.max(right))
+                                }
+                            });
+                        }
+                        let typed = value_type.is_some_and(|t| t.as_ref() != b"string");
                         if !empty && typed {
                             cell = Some((col, repeat, String::new()));
                             paragraphs = 0;
@@ -112,7 +140,8 @@ pub fn scan(xml: &[u8], max_cells: u64) -> HashMap<String, OdsSheet> {
                         continue;
                     };
                     let text = text.trim();
-                    if text.is_empty() {
+                    // a sheet filling more than the limit is refused before it is read
+                    if text.is_empty() || s.area().is_some_and(|n| n > max_cells) {
                         continue;
                     }
                     for r in row..row.saturating_add(row_repeat) {
@@ -173,7 +202,8 @@ mod tests {
 </table:table>
 <table:table table:name="B"><table:table-row><table:table-cell office:value-type="float" office:value="1"><text:p>1.00</text:p></table:table-cell></table:table-row></table:table>
 </office:spreadsheet></office:body></office:document-content>"#;
-        let sheets = scan(xml, 1000);
+        // sheet A's values fill 1,048,574 rows by 4 columns (within the cap)
+        let sheets = scan(xml, 10_000_000);
         assert_eq!(sheets.len(), 2);
         let a = &sheets["A"];
         assert_eq!(a.shown.get(&(0, 1)).map(String::as_str), Some("$58,108.50"));
@@ -203,10 +233,21 @@ mod tests {
             sheets["B"].shown.get(&(0, 0)).map(String::as_str),
             Some("1.00")
         );
-        // the cap on kept texts holds for repeated cells
+        // a sheet stops keeping texts once its values fill more cells than the cap: it is
+        // refused unread
+        let capped = scan(xml, 1000);
+        assert_eq!(capped["A"].area(), Some(1_048_574 * 4));
+        assert_eq!(capped["A"].shown.get(&(1048573, 0)), None);
+        assert_eq!(capped["A"].shown.len(), 5);
+        assert_eq!(capped["B"].shown.len(), 1);
+        // the cap on kept texts holds for repeated cells, over all sheets
+        let two = br#"<office:document-content xmlns:office="o" xmlns:table="t" xmlns:text="x"><office:body><office:spreadsheet>
+<table:table table:name="C"><table:table-row table:number-rows-repeated="2"><table:table-cell office:value-type="float" office:value="1" table:number-columns-repeated="2"><text:p>1</text:p></table:table-cell></table:table-row></table:table>
+<table:table table:name="D"><table:table-row table:number-rows-repeated="2"><table:table-cell office:value-type="float" office:value="2" table:number-columns-repeated="2"><text:p>2</text:p></table:table-cell></table:table-row></table:table>
+</office:spreadsheet></office:body></office:document-content>"#;
         assert_eq!(
-            scan(xml, 3).values().map(|s| s.shown.len()).sum::<usize>(),
-            3
+            scan(two, 6).values().map(|s| s.shown.len()).sum::<usize>(),
+            6
         );
     }
 }

@@ -43,6 +43,10 @@ struct Formats<'a> {
     shown: Option<&'a HashMap<(u32, u32), String>>,
     /// Cells calamine leaves out, with their values (XLSB formulas' error results).
     missing: &'a [((u32, u32), CellErrorType)],
+    /// Cells in the rectangle the sheet's values span, where known before calamine reads it
+    /// (XLSB), so a sheet calamine would hold in more memory than the limit is refused first
+    /// (XLSX sheets are measured by the pre-pass, XLS ones before calamine opens the file).
+    area: Option<u64>,
 }
 
 pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Document> {
@@ -84,6 +88,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                 merges: pre.sheets.get(name).map_or(&[], |s| s.merges.as_slice()),
                 shown: None,
                 missing: &[],
+                area: None,
             })?;
         }
         Kind::Xlsb => {
@@ -104,6 +109,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                     merges: sheet.map_or(&[], |s| s.merges.as_slice()),
                     shown: None,
                     missing: sheet.map_or(&[], |s| s.errors.as_slice()),
+                    area: sheet.and_then(xlsb::Sheet::area),
                 }
             })?;
         }
@@ -114,6 +120,18 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
             let pre = content
                 .map(|xml| ods::scan(&xml, limits.max_sheet_cells))
                 .unwrap_or_default();
+            // calamine expands every repeated row and cell of every sheet when it opens the
+            // file: a sheet whose values fill more than the limit is refused first
+            if let Some((name, cells)) = pre
+                .iter()
+                .filter_map(|(name, s)| Some((name, s.area()?)))
+                .find(|&(_, n)| n > ctx.limits.max_sheet_cells)
+            {
+                return Err(Error::limit(format!(
+                    "Sheet \"{name}\" fills {cells} cells, more than the limit of {}.",
+                    ctx.limits.max_sheet_cells
+                )));
+            }
             let wb =
                 guard(|| Ods::new(Cursor::new(bytes)).map_err(|e| open_error(e.to_string(), e)))?;
             read_sheets(wb, &mut doc, ctx, false, |name| Formats {
@@ -125,6 +143,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                 merges: pre.get(name).map_or(&[], |s| s.merges.as_slice()),
                 shown: pre.get(name).map(|s| &s.shown),
                 missing: &[],
+                area: None,
             })?;
         }
         Kind::Xls => {
@@ -133,6 +152,24 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
             let stream = xls::workbook_stream(bytes, &limits);
             let rebuilt = stream.as_ref().and_then(xls::without_chart_substreams);
             let source = rebuilt.as_deref().unwrap_or(bytes);
+            let styles = stream
+                .as_ref()
+                .and_then(|s| xls::scan(&s.bytes))
+                .unwrap_or_default();
+            // calamine reads every sheet when it opens the workbook, each into the whole
+            // rectangle its cells span: a sheet spanning more than the limit is refused first
+            if let Some(cells) = styles
+                .areas
+                .iter()
+                .flatten()
+                .copied()
+                .find(|&n| n > ctx.limits.max_sheet_cells)
+            {
+                return Err(Error::limit(format!(
+                    "A sheet spans {cells} cells, more than the limit of {}.",
+                    ctx.limits.max_sheet_cells
+                )));
+            }
             let copy;
             let wb = match open_xls(source) {
                 Ok(wb) => wb,
@@ -146,10 +183,6 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                 },
             };
             let date1904 = wb.has_1904_epoch();
-            let styles = stream
-                .as_ref()
-                .and_then(|s| xls::scan(&s.bytes))
-                .unwrap_or_default();
             let names = wb.sheet_names();
             let merges: Vec<Vec<Merge>> = (0..names.len())
                 .map(|i| {
@@ -178,6 +211,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                     merges: i.and_then(|i| merges.get(i)).map_or(&[], Vec::as_slice),
                     shown: None,
                     missing: &[],
+                    area: None,
                 }
             })?;
         }
@@ -259,13 +293,19 @@ where
     let mut output_bytes = 0u64;
     for (i, name) in names.iter().enumerate() {
         ctx.check()?;
+        let formats = formats_for(name);
+        if let Some(cells) = formats.area.filter(|&n| n > ctx.limits.max_sheet_cells) {
+            return Err(Error::limit(format!(
+                "Sheet \"{name}\" spans {cells} cells, more than the limit of {}.",
+                ctx.limits.max_sheet_cells
+            )));
+        }
         let range = guard(|| {
             wb.worksheet_range(name).map_err(|e| {
                 let msg = e.to_string();
                 open_error(msg, e.to_string())
             })
         });
-        let formats = formats_for(name);
         let range = match range {
             Ok(r) => r,
             Err(e) if e.kind() == ErrorKind::Encrypted => return Err(e),

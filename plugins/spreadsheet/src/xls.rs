@@ -24,6 +24,9 @@ pub struct Styles {
     pub comments: Vec<Vec<Comment>>,
     /// Per sheet: the text of text boxes and other drawn objects, one paragraph each.
     pub shapes: Vec<Vec<Block>>,
+    /// Per sheet: cells in the rectangle its value records span (calamine allocates all of
+    /// it, so it is checked against the cell limit before calamine reads the sheet).
+    pub areas: Vec<Option<u64>>,
 }
 
 fn u16_at(b: &[u8], i: usize) -> Option<u16> {
@@ -152,6 +155,8 @@ pub fn scan(stream: &[u8]) -> Option<Styles> {
             }
             0x00E0 => xfs.push(u16_at(data, 2)?),
             0x0085 => sheet_offsets.push(u32_at(data, 0)? as usize),
+            // an encrypted workbook's records are ciphertext: calamine says it is encrypted
+            0x002F => return None,
             0x000A => break,
             _ => {}
         }
@@ -189,7 +194,26 @@ pub fn scan(stream: &[u8]) -> Option<Styles> {
                 cells.insert((u32::from(row), u32::from(col)), *f);
             }
         };
+        let mut extent: Option<(u16, u16, u16, u16)> = None;
         for (typ, data) in sheet_records(stream, offset) {
+            // value records (BIFF2-4 and BIFF5-8: numbers, labels, booleans and errors,
+            // formulas, RK and MULRK, shared strings)
+            if matches!(
+                typ,
+                0x0002..=0x0006 | 0x00BD | 0x00D6 | 0x00FD | 0x0203..=0x0206 | 0x027E
+            ) {
+                if let (Some(r), Some(c)) = (u16_at(data, 0), u16_at(data, 2)) {
+                    let last = if typ == 0x00BD {
+                        c.saturating_add((data.len().saturating_sub(6) / 6).saturating_sub(1) as u16)
+                    } else {
+                        c
+                    };
+                    extent = Some(match extent {
+                        None => (r, c, r, last),
+                        Some((r0, c0, r1, c1)) => (r0.min(r), c0.min(c), r1.max(r), c1.max(last)),
+                    });
+                }
+            }
             match typ {
                 0x0203 | 0x027E => {
                     if let (Some(r), Some(c), Some(x)) =
@@ -220,6 +244,9 @@ pub fn scan(stream: &[u8]) -> Option<Styles> {
             }
         }
         styles.sheets.push(cells);
+        styles.areas.push(
+            extent.map(|(r0, c0, r1, c1)| (u64::from(r1 - r0) + 1) * (u64::from(c1 - c0) + 1)),
+        );
         let (comments, mut shapes) = if biff8 {
             sheet_objects(stream, offset)
         } else {
@@ -727,6 +754,66 @@ mod tests {
         d.extend(15u16.to_le_bytes());
         d.extend(v.to_le_bytes());
         rec(0x0203, &d)
+    }
+
+    #[test]
+    fn a_sheet_whose_values_span_more_cells_than_the_limit_fails_before_calamine_reads_it() {
+        // Two numbers at A1 and at row 65536, column 65536 (BIFF8 cells address columns in
+        // 16 bits): calamine would allocate the 4 billion cells between them (the process
+        // aborted). The scan measures the span first.
+        let (globals, sheet_at) = globals_of_one_sheet();
+        let mut stream = globals.clone();
+        let offset = stream.len() as u32;
+        stream[sheet_at..sheet_at + 4].copy_from_slice(&offset.to_le_bytes());
+        stream.extend(bof(0x0010));
+        stream.extend(number(0, 0, 1.0));
+        stream.extend(number(65_535, 65_535, 2.0));
+        stream.extend(rec(0x000A, &[]));
+        assert_eq!(scan(&stream).unwrap().areas, [Some(65_536 * 65_536)]);
+        let mut file =
+            cfb::CompoundFile::create_with_version(cfb::Version::V3, Cursor::new(Vec::new()))
+                .unwrap();
+        {
+            use std::io::Write;
+            let mut w = file.create_stream("/Workbook").unwrap();
+            w.write_all(&stream).unwrap();
+        }
+        file.flush().unwrap();
+        let bytes = file.into_inner().into_inner();
+        let err = crate::workbook::convert(
+            &bytes,
+            crate::workbook::Kind::Xls,
+            &mut quire_plugin_api::Context::new(),
+        )
+        .expect_err("refused");
+        assert_eq!(
+            err.kind(),
+            quire_plugin_api::ErrorKind::LimitExceeded,
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn an_encrypted_workbooks_records_are_not_measured() {
+        // FILEPASS in the globals: the sheets' records are ciphertext, whose "cells" would
+        // span billions (POI's xor-encryption-abc.xls was refused as over the cell limit
+        // instead of reported as encrypted, which calamine does)
+        let (globals, sheet_at) = globals_of_one_sheet();
+        let mut stream = globals[..globals.len() - 4].to_vec();
+        stream.extend(rec(0x002F, &[1, 0, 1, 0, 2, 0]));
+        stream.extend(rec(0x000A, &[]));
+        let offset = stream.len() as u32;
+        stream[sheet_at..sheet_at + 4].copy_from_slice(&offset.to_le_bytes());
+        stream.extend(bof(0x0010));
+        stream.extend(number(0, 0, 1.0));
+        stream.extend(number(65_535, 65_535, 2.0));
+        stream.extend(rec(0x000A, &[]));
+        assert!(scan(&stream).is_none());
+        // without FILEPASS the same sheet is measured
+        let plain: Vec<u8> = [&globals[..], &stream[globals.len() + 10..]].concat();
+        let mut plain = plain;
+        plain[sheet_at..sheet_at + 4].copy_from_slice(&(globals.len() as u32).to_le_bytes());
+        assert_eq!(scan(&plain).unwrap().areas, [Some(65_536 * 65_536)]);
     }
 
     #[test]

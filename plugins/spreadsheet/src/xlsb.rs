@@ -153,6 +153,18 @@ pub struct Sheet {
     pub merges: Vec<Merge>,
     /// Formulas whose cached result is an error (`BrtFmlaError`), which calamine skips.
     pub errors: Vec<((u32, u32), CellErrorType)>,
+    /// The first and last row and column holding a value (top, left, bottom, right):
+    /// calamine allocates the whole rectangle, so it is checked against the cell limit
+    /// before calamine reads the sheet.
+    pub extent: Option<(u32, u32, u32, u32)>,
+}
+
+impl Sheet {
+    /// Cells in the rectangle the sheet's values span.
+    pub fn area(&self) -> Option<u64> {
+        self.extent
+            .map(|(r0, c0, r1, c1)| (u64::from(r1 - r0) + 1).saturating_mul(u64::from(c1 - c0) + 1))
+    }
 }
 
 /// What the pre-pass learnt about the workbook: its number formats and, by sheet name, each
@@ -270,6 +282,15 @@ fn read_styles(bin: &[u8], formats: &mut Vec<NumFmt>) -> Vec<Option<usize>> {
 fn read_sheet(bin: &[u8], xf_format: &[Option<usize>], max_cells: usize, sheet: &mut Sheet) {
     let mut row = 0u32;
     for (kind, data) in records(bin) {
+        // every value record (BrtCellRk to BrtFmlaError) widens the area calamine will hold
+        if (BRT_CELL_RK..=BRT_FMLA_ERROR).contains(&kind) {
+            if let Some(col) = u32_at(data, 0) {
+                sheet.extent = Some(match sheet.extent {
+                    None => (row, col, row, col),
+                    Some((r0, c0, r1, c1)) => (r0.min(row), c0.min(col), r1.max(row), c1.max(col)),
+                });
+            }
+        }
         match kind {
             BRT_ROW_HDR => row = u32_at(data, 0).unwrap_or(row),
             BRT_CELL_RK | BRT_CELL_REAL | BRT_FMLA_NUM => {

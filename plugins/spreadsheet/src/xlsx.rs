@@ -446,7 +446,8 @@ pub fn cell_ref(r: &[u8]) -> Option<(u32, u32)> {
 }
 
 /// The styled numeric cells of a sheet part (when the workbook has number formats) and its
-/// merged ranges.
+/// merged ranges; a sheet whose values span more cells than the limit (declared or not) is
+/// refused before calamine reads it.
 fn scan_sheet(
     xml: &[u8],
     xf_formats: &[Option<usize>],
@@ -461,9 +462,25 @@ fn scan_sheet(
     // follow each other and rows each other (zero-based).
     let mut row: Option<u32> = None;
     let mut next_col = 0u32;
+    // the cell being read (when it is an element with content), and the rectangle of the
+    // cells that hold a value (`v` or `is`): calamine allocates all of it whatever the
+    // declared dimension says, so it is checked against the cell limit here
+    let mut value_at: Option<(u32, u32)> = None;
+    let mut extent: Option<(u32, u32, u32, u32)> = None;
     loop {
-        match reader.read_event() {
+        let event = reader.read_event();
+        let start = matches!(event, Ok(Event::Start(_)));
+        match event {
+            Ok(Event::End(e)) if e.local_name().as_ref() == b"c" => value_at = None,
             Ok(Event::Start(e)) | Ok(Event::Empty(e)) => match e.local_name().as_ref() {
+                b"v" | b"is" => {
+                    if let Some((r, c)) = value_at.take() {
+                        extent = Some(match extent {
+                            None => (r, c, r, c),
+                            Some((r0, c0, r1, c1)) => (r0.min(r), c0.min(c), r1.max(r), c1.max(c)),
+                        });
+                    }
+                }
                 b"dimension" => {
                     if let Some(r) = attr(&e, b"ref") {
                         let mut ends = r.split(':').filter_map(|p| cell_ref(p.as_bytes()));
@@ -479,13 +496,12 @@ fn scan_sheet(
                         }
                     }
                     if !any_format {
-                        // no cell needs its style: only the merged ranges after the cells
-                        if let Some(at) = memchr::memmem::find(
-                            &xml[reader.buffer_position() as usize..],
-                            b"mergeCells",
-                        ) {
-                            let from = reader.buffer_position() as usize + at;
-                            merges = merged_ranges(&xml[from..]);
+                        // no cell needs its style: the cells' span from their bytes, then
+                        // the merged ranges after them
+                        let rest = &xml[reader.buffer_position() as usize..];
+                        extent = value_extent(rest);
+                        if let Some(at) = memchr::memmem::find(rest, b"mergeCells") {
+                            merges = merged_ranges(&rest[at..]);
                         }
                         break;
                     }
@@ -493,7 +509,7 @@ fn scan_sheet(
                 b"mergeCell" => {
                     merges.extend(attr(&e, b"ref").and_then(|r| Merge::from_ref(r.as_bytes())))
                 }
-                b"row" if any_format => {
+                b"row" => {
                     row = Some(
                         attr(&e, b"r")
                             .and_then(|r| r.parse::<u32>().ok())
@@ -502,7 +518,7 @@ fn scan_sheet(
                     );
                     next_col = 0;
                 }
-                b"c" if any_format => {
+                b"c" => {
                     let mut pos = None;
                     let mut style = None;
                     let mut numeric = true;
@@ -522,6 +538,8 @@ fn scan_sheet(
                     if let Some((_, col)) = pos {
                         next_col = col.saturating_add(1);
                     }
+                    // an empty element (a styled cell without a value) holds nothing
+                    value_at = pos.filter(|_| start);
                     if let (true, Some(pos), Some(Some(f))) =
                         (numeric, pos, style.and_then(|s| xf_formats.get(s)))
                     {
@@ -533,6 +551,15 @@ fn scan_sheet(
             Ok(Event::Eof) => break,
             Err(_) => break, // calamine reports damaged sheets
             _ => {}
+        }
+    }
+    if let Some((r0, c0, r1, c1)) = extent {
+        let (rows, cols) = (u64::from(r1 - r0) + 1, u64::from(c1 - c0) + 1);
+        if rows.saturating_mul(cols) > limits.max_sheet_cells {
+            return Err(Error::limit(format!(
+                "Sheet \"{name}\" spans {rows} rows by {cols} columns, more than the limit of {} cells.",
+                limits.max_sheet_cells
+            )));
         }
     }
     merges.sort_by_key(|m| m.top);
@@ -558,9 +585,85 @@ fn merged_ranges(xml: &[u8]) -> Vec<Merge> {
     out
 }
 
+/// The rectangle (top, left, bottom, right) of the cells holding a value, read from the
+/// sheet XML's bytes without a parser (a tenth of the time of one): each `c` element (any
+/// prefix) that is not empty, at its `r` reference or after the cell before it, in rows
+/// placed the same way. `<c r="XFD1" s="3"/>`, a styled cell without a value, widens nothing.
+fn value_extent(xml: &[u8]) -> Option<(u32, u32, u32, u32)> {
+    let mut extent: Option<(u32, u32, u32, u32)> = None;
+    let mut row: Option<u32> = None;
+    let mut next_col = 0u32;
+    for lt in memchr::memchr_iter(b'<', xml) {
+        let rest = &xml[lt + 1..];
+        let name_end = rest
+            .iter()
+            .position(|&b| b.is_ascii_whitespace() || b == b'/' || b == b'>')
+            .unwrap_or(rest.len());
+        let name = &rest[..name_end];
+        let local = name.rsplit(|&b| b == b':').next().unwrap_or(name);
+        if local != b"c" && local != b"row" {
+            continue;
+        }
+        let Some(gt) = memchr::memchr(b'>', rest) else {
+            break;
+        };
+        let tag = &rest[name_end..gt];
+        let r = tag_attr(tag, b"r");
+        if local == b"row" {
+            row = Some(
+                r.and_then(|v| std::str::from_utf8(v).ok()?.parse::<u32>().ok())
+                    .and_then(|r| r.checked_sub(1))
+                    .unwrap_or_else(|| row.map_or(0, |r| r + 1)),
+            );
+            next_col = 0;
+            continue;
+        }
+        let pos = r.and_then(cell_ref).or_else(|| row.map(|r| (r, next_col)));
+        if let Some((_, col)) = pos {
+            next_col = col.saturating_add(1);
+        }
+        if let (Some((r, c)), false) = (pos, tag.ends_with(b"/")) {
+            extent = Some(match extent {
+                None => (r, c, r, c),
+                Some((r0, c0, r1, c1)) => (r0.min(r), c0.min(c), r1.max(r), c1.max(c)),
+            });
+        }
+    }
+    extent
+}
+
+/// The value of attribute `name` (unprefixed) in a start tag's attribute bytes.
+fn tag_attr<'a>(tag: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
+    let mut at = 0;
+    while let Some(i) = memchr::memmem::find(&tag[at..], name) {
+        let start = at + i;
+        at = start + name.len();
+        let before = start.checked_sub(1).map(|b| tag[b]);
+        if !before.is_some_and(|b| b.is_ascii_whitespace()) || tag.get(at) != Some(&b'=') {
+            continue;
+        }
+        let quote = *tag.get(at + 1)?;
+        if quote != b'"' && quote != b'\'' {
+            continue;
+        }
+        let value = &tag[at + 2..];
+        return Some(&value[..memchr::memchr(quote, value)?]);
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_span_of_a_sheets_values_is_read_from_its_bytes() {
+        let xml = br#"<sheetData><row r="2"><c r="B2"><v>1</v></c><c s="1"><v>2</v></c><c r="XFD2" s="3"/></row><row><x:c t="s" r='A5'><x:v>0</x:v></x:c><cols/></row></sheetData>"#;
+        assert_eq!(value_extent(xml), Some((1, 0, 4, 2)));
+        assert_eq!(value_extent(b"<sheetData/>"), None);
+        assert_eq!(tag_attr(b" s=\"1\" r=\"C3\"", b"r"), Some(&b"C3"[..]));
+        assert_eq!(tag_attr(b" xr=\"C3\"", b"r"), None);
+    }
 
     #[test]
     fn parses_cell_refs() {

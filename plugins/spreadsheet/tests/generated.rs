@@ -886,3 +886,114 @@ fn an_xlsb_workbook_reads_as_excel_shows_it() {
         ]
     );
 }
+
+#[test]
+fn an_xlsb_sheet_whose_values_span_more_cells_than_the_limit_fails_before_reading() {
+    // Two values at opposite corners of the sheet: calamine would allocate all 17 billion
+    // cells between them (the process aborted); the pre-pass measures the span first.
+    let u32s = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let mut sheet = u32s(&[0, 1]);
+    sheet.extend(wide("rId1"));
+    sheet.extend(wide("Data"));
+    let workbook = [
+        brt(0x83, &[]),
+        brt(0x8F, &[]),
+        brt(0x9C, &sheet),
+        brt(0x90, &[]),
+        brt(0x84, &[]),
+    ]
+    .concat();
+    let real = |col: u32, v: f64| brt(0x05, &[u32s(&[col, 0]), v.to_le_bytes().to_vec()].concat());
+    let row = |r: u32| brt(0x00, &[u32s(&[r, 0]), vec![0; 9]].concat());
+    let sheet1 = [
+        brt(0x81, &[]),
+        brt(0x94, &u32s(&[0, 0, 0, 0])),
+        brt(0x91, &[]),
+        row(0),
+        real(0, 1.0),
+        row(1_048_575),
+        real(16_383, 2.0),
+        brt(0x92, &[]),
+        brt(0x82, &[]),
+    ]
+    .concat();
+    let rels = r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.bin"/></Relationships>"#;
+    let bytes = zip(&[
+        ("xl/_rels/workbook.bin.rels", rels.as_bytes().to_vec()),
+        ("xl/workbook.bin", workbook),
+        ("xl/worksheets/sheet1.bin", sheet1),
+    ]);
+    let err = convert(
+        &bytes,
+        "application/vnd.ms-excel.sheet.binary.macroEnabled.12",
+        "far.xlsb",
+    )
+    .expect_err("refused");
+    assert_eq!(err.kind(), ErrorKind::LimitExceeded, "{err:?}");
+    assert!(err.to_string().contains("more than the limit"), "{err}");
+}
+
+#[test]
+fn an_xlsx_sheet_whose_values_span_more_cells_than_it_declares_fails_before_reading() {
+    // `<dimension ref="A1"/>` and values at A1 and XFD1048576: calamine would allocate the
+    // 17 billion cells between them (the process aborted). Styled cells without a value
+    // (a formatted row to the last column) widen nothing.
+    let data = r#"<row r="1"><c r="A1"><v>1</v></c><c r="XFD1" s="1"/></row><row r="1048576"><c r="XFD1048576"><v>2</v></c></row>"#;
+    let mut entries = xlsx_entries(&[("Far", data.to_owned(), "")], &[]);
+    for (name, part) in entries.iter_mut() {
+        if name.ends_with("sheet1.xml") {
+            *part = String::from_utf8_lossy(part)
+                .replacen("<sheetData>", r#"<dimension ref="A1"/><sheetData>"#, 1)
+                .into_bytes();
+        }
+    }
+    let refs: Vec<(&str, Vec<u8>)> = entries
+        .iter()
+        .map(|(n, d)| (n.as_str(), d.clone()))
+        .collect();
+    let err = convert(&zip(&refs), XLSX, "far.xlsx").expect_err("refused");
+    assert_eq!(err.kind(), ErrorKind::LimitExceeded, "{err:?}");
+    // a formatted row reaching the last column converts
+    let styled = r#"<row r="1"><c r="A1"><v>1</v></c><c r="XFD1" s="1"/></row><row r="2"><c r="A2"><v>2</v></c></row>"#;
+    let doc = convert(
+        &xlsx(&[("Near", styled.to_owned(), "")], &[]),
+        XLSX,
+        "near.xlsx",
+    )
+    .expect("converts");
+    assert_eq!(rows(&doc, 0), [["1"], ["2"]]);
+}
+
+#[test]
+fn an_ods_sheet_whose_repeated_values_fill_more_cells_than_the_limit_fails_before_reading() {
+    // One value repeated over 16,000 columns of a row repeated a million times: calamine
+    // expands every repeat (it ran past any deadline, then aborted). Empty repeated rows and
+    // cells, as LibreOffice writes to a sheet's end, fill nothing.
+    let sheet = |rows: &str| {
+        format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?>
+<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2"><office:body><office:spreadsheet><table:table table:name="S"><table:table-row><table:table-cell office:value-type="float" office:value="1"><text:p>1</text:p></table:table-cell></table:table-row>{rows}</table:table></office:spreadsheet></office:body></office:document-content>"#
+        )
+    };
+    let ods = |content: String| {
+        zip(&[
+            (
+                "mimetype",
+                b"application/vnd.oasis.opendocument.spreadsheet".to_vec(),
+            ),
+            ("META-INF/manifest.xml", br#"<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/></manifest:manifest>"#.to_vec()),
+            ("content.xml", content.into_bytes()),
+        ])
+    };
+    const ODS: &str = "application/vnd.oasis.opendocument.spreadsheet";
+    let far = sheet(
+        r#"<table:table-row table:number-rows-repeated="1048570"><table:table-cell table:number-columns-repeated="16000" office:value-type="float" office:value="2"><text:p>2</text:p></table:table-cell></table:table-row>"#,
+    );
+    let err = convert(&ods(far), ODS, "far.ods").expect_err("refused");
+    assert_eq!(err.kind(), ErrorKind::LimitExceeded, "{err:?}");
+    let tail = sheet(
+        r#"<table:table-row table:number-rows-repeated="1048570"><table:table-cell table:style-name="ce1" table:number-columns-repeated="1024"/></table:table-row>"#,
+    );
+    let doc = convert(&ods(tail), ODS, "tail.ods").expect("converts");
+    assert_eq!(rows(&doc, 0), [["1"]]);
+}
