@@ -762,26 +762,10 @@ mod tests {
         // 16 bits): calamine would allocate the 4 billion cells between them (the process
         // aborted). The scan measures the span first.
         let (globals, sheet_at) = globals_of_one_sheet();
-        let mut stream = globals.clone();
-        let offset = stream.len() as u32;
-        stream[sheet_at..sheet_at + 4].copy_from_slice(&offset.to_le_bytes());
-        stream.extend(bof(0x0010));
-        stream.extend(number(0, 0, 1.0));
-        stream.extend(number(65_535, 65_535, 2.0));
-        stream.extend(rec(0x000A, &[]));
+        let stream = with_far_sheet(globals, sheet_at);
         assert_eq!(scan(&stream).unwrap().areas, [Some(65_536 * 65_536)]);
-        let mut file =
-            cfb::CompoundFile::create_with_version(cfb::Version::V3, Cursor::new(Vec::new()))
-                .unwrap();
-        {
-            use std::io::Write;
-            let mut w = file.create_stream("/Workbook").unwrap();
-            w.write_all(&stream).unwrap();
-        }
-        file.flush().unwrap();
-        let bytes = file.into_inner().into_inner();
         let err = crate::workbook::convert(
-            &bytes,
+            &compound(&stream),
             crate::workbook::Kind::Xls,
             &mut quire_plugin_api::Context::new(),
         )
@@ -799,21 +783,22 @@ mod tests {
         // span billions (POI's xor-encryption-abc.xls was refused as over the cell limit
         // instead of reported as encrypted, which calamine does)
         let (globals, sheet_at) = globals_of_one_sheet();
-        let mut stream = globals[..globals.len() - 4].to_vec();
-        stream.extend(rec(0x002F, &[1, 0, 1, 0, 2, 0]));
-        stream.extend(rec(0x000A, &[]));
+        let mut encrypted = globals[..globals.len() - 4].to_vec();
+        encrypted.extend(rec(0x002F, &[1, 0, 1, 0, 2, 0]));
+        encrypted.extend(rec(0x000A, &[]));
+        assert!(scan(&with_far_sheet(encrypted, sheet_at)).is_none());
+    }
+
+    /// The globals followed by a sheet holding numbers at A1 and at the last row and the
+    /// last column a cell record can address, its BOUNDSHEET (at `sheet_at`) pointing at it.
+    fn with_far_sheet(mut stream: Vec<u8>, sheet_at: usize) -> Vec<u8> {
         let offset = stream.len() as u32;
         stream[sheet_at..sheet_at + 4].copy_from_slice(&offset.to_le_bytes());
         stream.extend(bof(0x0010));
         stream.extend(number(0, 0, 1.0));
         stream.extend(number(65_535, 65_535, 2.0));
         stream.extend(rec(0x000A, &[]));
-        assert!(scan(&stream).is_none());
-        // without FILEPASS the same sheet is measured
-        let plain: Vec<u8> = [&globals[..], &stream[globals.len() + 10..]].concat();
-        let mut plain = plain;
-        plain[sheet_at..sheet_at + 4].copy_from_slice(&(globals.len() as u32).to_le_bytes());
-        assert_eq!(scan(&plain).unwrap().areas, [Some(65_536 * 65_536)]);
+        stream
     }
 
     #[test]
@@ -834,16 +819,7 @@ mod tests {
         let offset = padded.len() as u32;
         padded[sheet_at..sheet_at + 4].copy_from_slice(&offset.to_le_bytes());
         padded.extend(&sheet);
-        let mut file =
-            cfb::CompoundFile::create_with_version(cfb::Version::V3, Cursor::new(Vec::new()))
-                .unwrap();
-        {
-            use std::io::Write;
-            let mut w = file.create_stream("/Workbook").unwrap();
-            w.write_all(&padded).unwrap();
-        }
-        file.flush().unwrap();
-        let bytes = file.into_inner().into_inner();
+        let bytes = compound(&padded);
         let out = without_chart_substreams(&workbook_stream(&bytes, &Limits::default()).unwrap())
             .expect("rebuilt");
         let mut copy = cfb::CompoundFile::open(Cursor::new(out)).unwrap();
@@ -861,25 +837,13 @@ mod tests {
             .collect();
         assert_eq!(values, [5.0, 6.0]);
         // a workbook without embedded charts is not copied
-        let mut plain =
-            cfb::CompoundFile::create_with_version(cfb::Version::V3, Cursor::new(Vec::new()))
-                .unwrap();
-        {
-            use std::io::Write;
-            let mut only = globals.clone();
-            let offset = only.len() as u32;
-            only[sheet_at..sheet_at + 4].copy_from_slice(&offset.to_le_bytes());
-            only.extend(bof(0x0010));
-            only.extend(number(0, 0, 5.0));
-            only.extend(rec(0x000A, &[]));
-            plain
-                .create_stream("/Workbook")
-                .unwrap()
-                .write_all(&only)
-                .unwrap();
-        }
-        plain.flush().unwrap();
-        let plain = plain.into_inner().into_inner();
+        let mut only = globals.clone();
+        let offset = only.len() as u32;
+        only[sheet_at..sheet_at + 4].copy_from_slice(&offset.to_le_bytes());
+        only.extend(bof(0x0010));
+        only.extend(number(0, 0, 5.0));
+        only.extend(rec(0x000A, &[]));
+        let plain = compound(&only);
         assert!(
             without_chart_substreams(&workbook_stream(&plain, &Limits::default()).unwrap())
                 .is_none()

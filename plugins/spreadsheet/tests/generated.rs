@@ -741,6 +741,39 @@ fn wide(s: &str) -> Vec<u8> {
     out
 }
 
+fn u32s(v: &[u32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// A `BrtBundleSh`: a visible sheet's tab id, relationship id and name.
+fn bundle_sheet(tab: u32, rel: &str, name: &str) -> Vec<u8> {
+    let mut data = u32s(&[0, tab]);
+    data.extend(wide(rel));
+    data.extend(wide(name));
+    brt(0x9C, &data)
+}
+
+/// A sheet's records: its dimension, its rows and cells, then records after the cells.
+fn xlsb_sheet(dimension: [u32; 4], cells: &[Vec<u8>], after: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = [brt(0x81, &[]), brt(0x94, &u32s(&dimension)), brt(0x91, &[])].concat();
+    out.extend(cells.concat());
+    out.extend(brt(0x92, &[]));
+    out.extend(after.concat());
+    out.extend(brt(0x82, &[]));
+    out
+}
+
+fn xlsb_row(r: u32) -> Vec<u8> {
+    brt(0x00, &[u32s(&[r, 0]), vec![0; 9]].concat())
+}
+
+fn xlsb_real(col: u32, style: u32, v: f64) -> Vec<u8> {
+    brt(
+        0x05,
+        &[u32s(&[col, style]), v.to_le_bytes().to_vec()].concat(),
+    )
+}
+
 #[test]
 fn an_xlsb_workbook_reads_as_excel_shows_it() {
     // Number formats and merges from the binary records, a formula's error result calamine
@@ -748,21 +781,14 @@ fn an_xlsb_workbook_reads_as_excel_shows_it() {
     // The book view's bytes `90 01` read as BrtEndBundleShs to calamine's workbook scan,
     // which steps over no record it does not know: it found no sheet and the workbook
     // converted to nothing, with no warning (SheetJS's large_strings.xlsb).
-    let u32s = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    let mut sheet = u32s(&[0, 1]);
-    sheet.extend(wide("rId1"));
-    sheet.extend(wide("Data"));
-    let mut chart_sheet = u32s(&[0, 2]);
-    chart_sheet.extend(wide("rId3"));
-    chart_sheet.extend(wide("Trend"));
     let workbook = [
         brt(0x83, &[]),
         brt(0x87, &[]),
         brt(0x9E, &[0, 0, 0, 0, 0x90, 0x01, 0, 0, 0, 0x64, 0, 0]),
         brt(0x88, &[]),
         brt(0x8F, &[]),
-        brt(0x9C, &sheet),
-        brt(0x9C, &chart_sheet),
+        bundle_sheet(1, "rId1", "Data"),
+        bundle_sheet(2, "rId3", "Trend"),
         brt(0x90, &[]),
         brt(0x9D, &[0; 26]),
         brt(0x84, &[]),
@@ -785,44 +811,33 @@ fn an_xlsb_workbook_reads_as_excel_shows_it() {
         brt(0x117, &[]),
     ]
     .concat();
-    let real = |col: u32, style: u32, v: f64| {
-        let mut d = u32s(&[col, style]);
-        d.extend(v.to_le_bytes());
-        brt(0x05, &d)
-    };
-    let text = |col: u32, s: &str| {
-        let mut d = u32s(&[col, 0]);
-        d.extend(wide(s));
-        brt(0x06, &d)
-    };
-    let row = |r: u32| brt(0x00, &[u32s(&[r, 0]), vec![0; 9]].concat());
-    let sheet1 = [
-        brt(0x81, &[]),
-        brt(0x94, &u32s(&[0, 3, 0, 2])),
-        brt(0x91, &[]),
-        row(0),
-        text(0, "Item"),
-        text(1, "Price"),
-        row(1),
-        real(0, 0, 7.0),
-        real(1, 1, 1599.5),
-        row(2),
-        text(0, "Share"),
-        real(1, 2, 0.25),
-        row(3),
-        real(1, 2, 0.5),
-        // a formula whose cached result is #REF! (BrtFmlaError), which calamine skips
-        brt(
-            0x0B,
-            &[u32s(&[2, 0]), vec![0x17, 0, 0], u32s(&[0])].concat(),
-        ),
-        brt(0x92, &[]),
-        brt(0xB1, &u32s(&[1])),
-        brt(0xB0, &u32s(&[2, 3, 0, 0])),
-        brt(0xB2, &[]),
-        brt(0x82, &[]),
-    ]
-    .concat();
+    let text = |col: u32, s: &str| brt(0x06, &[u32s(&[col, 0]), wide(s)].concat());
+    let sheet1 = xlsb_sheet(
+        [0, 3, 0, 2],
+        &[
+            xlsb_row(0),
+            text(0, "Item"),
+            text(1, "Price"),
+            xlsb_row(1),
+            xlsb_real(0, 0, 7.0),
+            xlsb_real(1, 1, 1599.5),
+            xlsb_row(2),
+            text(0, "Share"),
+            xlsb_real(1, 2, 0.25),
+            xlsb_row(3),
+            xlsb_real(1, 2, 0.5),
+            // a formula whose cached result is #REF! (BrtFmlaError), which calamine skips
+            brt(
+                0x0B,
+                &[u32s(&[2, 0]), vec![0x17, 0, 0], u32s(&[0])].concat(),
+            ),
+        ],
+        &[
+            brt(0xB1, &u32s(&[1])),
+            brt(0xB0, &u32s(&[2, 3, 0, 0])),
+            brt(0xB2, &[]),
+        ],
+    );
     let t = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
     let rels = format!(
         r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="{t}/worksheet" Target="worksheets/sheet1.bin"/><Relationship Id="rId2" Type="{t}/styles" Target="styles.bin"/><Relationship Id="rId3" Type="{t}/chartsheet" Target="chartsheets/sheet1.bin"/></Relationships>"#
@@ -891,32 +906,24 @@ fn an_xlsb_workbook_reads_as_excel_shows_it() {
 fn an_xlsb_sheet_whose_values_span_more_cells_than_the_limit_fails_before_reading() {
     // Two values at opposite corners of the sheet: calamine would allocate all 17 billion
     // cells between them (the process aborted); the pre-pass measures the span first.
-    let u32s = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    let mut sheet = u32s(&[0, 1]);
-    sheet.extend(wide("rId1"));
-    sheet.extend(wide("Data"));
     let workbook = [
         brt(0x83, &[]),
         brt(0x8F, &[]),
-        brt(0x9C, &sheet),
+        bundle_sheet(1, "rId1", "Data"),
         brt(0x90, &[]),
         brt(0x84, &[]),
     ]
     .concat();
-    let real = |col: u32, v: f64| brt(0x05, &[u32s(&[col, 0]), v.to_le_bytes().to_vec()].concat());
-    let row = |r: u32| brt(0x00, &[u32s(&[r, 0]), vec![0; 9]].concat());
-    let sheet1 = [
-        brt(0x81, &[]),
-        brt(0x94, &u32s(&[0, 0, 0, 0])),
-        brt(0x91, &[]),
-        row(0),
-        real(0, 1.0),
-        row(1_048_575),
-        real(16_383, 2.0),
-        brt(0x92, &[]),
-        brt(0x82, &[]),
-    ]
-    .concat();
+    let sheet1 = xlsb_sheet(
+        [0, 0, 0, 0],
+        &[
+            xlsb_row(0),
+            xlsb_real(0, 0, 1.0),
+            xlsb_row(1_048_575),
+            xlsb_real(16_383, 0, 2.0),
+        ],
+        &[],
+    );
     let rels = r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.bin"/></Relationships>"#;
     let bytes = zip(&[
         ("xl/_rels/workbook.bin.rels", rels.as_bytes().to_vec()),
