@@ -13,6 +13,7 @@ mod csv;
 mod merges;
 mod ods;
 mod regions;
+mod span;
 mod workbook;
 mod xls;
 mod xlsb;

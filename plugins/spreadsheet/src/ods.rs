@@ -10,6 +10,7 @@
 //! merged ranges.
 
 use crate::merges::Merge;
+use crate::span::Span;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 use std::collections::HashMap;
@@ -21,17 +22,9 @@ pub struct OdsSheet {
     pub shown: HashMap<(u32, u32), String>,
     /// Merged ranges, sorted by top row.
     pub merges: Vec<Merge>,
-    /// The first and last row and column a cell with a value fills, repeats counted
-    /// (top, left, bottom, right): calamine expands every repeat into the rectangle.
-    pub extent: Option<(u32, u32, u32, u32)>,
-}
-
-impl OdsSheet {
-    /// Cells in the rectangle the sheet's values fill.
-    pub fn area(&self) -> Option<u64> {
-        self.extent
-            .map(|(r0, c0, r1, c1)| (u64::from(r1 - r0) + 1).saturating_mul(u64::from(c1 - c0) + 1))
-    }
+    /// The rectangle the cells with a value fill, repeats counted: calamine expands every
+    /// repeat into it.
+    pub span: Span,
 }
 
 /// The sheets of `content.xml` by name. At most `max_cells` displayed texts are kept in all
@@ -93,12 +86,7 @@ pub fn scan(xml: &[u8], max_cells: u64) -> HashMap<String, OdsSheet> {
                                 row.saturating_add(row_repeat.max(1) - 1),
                                 col.saturating_add(repeat - 1),
                             );
-                            s.extent = Some(match s.extent {
-                                None => (row, col, bottom, right),
-                                Some((r0, c0, r1, c1)) => {
-                                    (r0.min(row), c0.min(col), r1.max(bottom), c1.max(right))
-                                }
-                            });
+                            s.span.cover(row, col, bottom, right);
                         }
                         let typed = value_type.is_some_and(|t| t.as_ref() != b"string");
                         if !empty && typed {
@@ -141,7 +129,7 @@ pub fn scan(xml: &[u8], max_cells: u64) -> HashMap<String, OdsSheet> {
                     };
                     let text = text.trim();
                     // a sheet filling more than the limit is refused before it is read
-                    if text.is_empty() || s.area().is_some_and(|n| n > max_cells) {
+                    if text.is_empty() || s.span.area().is_some_and(|n| n > max_cells) {
                         continue;
                     }
                     for r in row..row.saturating_add(row_repeat) {
@@ -236,7 +224,7 @@ mod tests {
         // a sheet stops keeping texts once its values fill more cells than the cap: it is
         // refused unread
         let capped = scan(xml, 1000);
-        assert_eq!(capped["A"].area(), Some(1_048_574 * 4));
+        assert_eq!(capped["A"].span.area(), Some(1_048_574 * 4));
         assert_eq!(capped["A"].shown.get(&(1048573, 0)), None);
         assert_eq!(capped["A"].shown.len(), 5);
         assert_eq!(capped["B"].shown.len(), 1);

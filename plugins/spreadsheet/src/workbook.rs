@@ -109,7 +109,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
                     merges: sheet.map_or(&[], |s| s.merges.as_slice()),
                     shown: None,
                     missing: sheet.map_or(&[], |s| s.errors.as_slice()),
-                    area: sheet.and_then(xlsb::Sheet::area),
+                    area: sheet.and_then(|s| s.span.area()),
                 }
             })?;
         }
@@ -124,7 +124,7 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
             // file: a sheet whose values fill more than the limit is refused first
             if let Some((name, cells)) = pre
                 .iter()
-                .filter_map(|(name, s)| Some((name, s.area()?)))
+                .filter_map(|(name, s)| Some((name, s.span.area()?)))
                 .find(|&(_, n)| n > ctx.limits.max_sheet_cells)
             {
                 return Err(Error::limit(format!(

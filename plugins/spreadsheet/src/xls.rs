@@ -9,6 +9,7 @@
 //! quietly (cells then fall back to plain rendering).
 
 use crate::comments::Comment;
+use crate::span::Span;
 use quire_ooxml::chart::{Chart, Series};
 use quire_ooxml::numfmt::{self, NumFmt};
 use quire_plugin_api::{Block, Limits};
@@ -29,11 +30,12 @@ pub struct Styles {
     pub areas: Vec<Option<u64>>,
 }
 
-fn u16_at(b: &[u8], i: usize) -> Option<u16> {
+/// Little-endian integers at a byte offset, `None` past the end (BIFF and XLSB records alike).
+pub(crate) fn u16_at(b: &[u8], i: usize) -> Option<u16> {
     Some(u16::from_le_bytes([*b.get(i)?, *b.get(i + 1)?]))
 }
 
-fn u32_at(b: &[u8], i: usize) -> Option<u32> {
+pub(crate) fn u32_at(b: &[u8], i: usize) -> Option<u32> {
     Some(u32::from_le_bytes([
         *b.get(i)?,
         *b.get(i + 1)?,
@@ -194,7 +196,7 @@ pub fn scan(stream: &[u8]) -> Option<Styles> {
                 cells.insert((u32::from(row), u32::from(col)), *f);
             }
         };
-        let mut extent: Option<(u16, u16, u16, u16)> = None;
+        let mut span = Span::default();
         for (typ, data) in sheet_records(stream, offset) {
             // value records (BIFF2-4 and BIFF5-8: numbers, labels, booleans and errors,
             // formulas, RK and MULRK, shared strings)
@@ -208,10 +210,8 @@ pub fn scan(stream: &[u8]) -> Option<Styles> {
                     } else {
                         c
                     };
-                    extent = Some(match extent {
-                        None => (r, c, r, last),
-                        Some((r0, c0, r1, c1)) => (r0.min(r), c0.min(c), r1.max(r), c1.max(last)),
-                    });
+                    let (r, c, last) = (u32::from(r), u32::from(c), u32::from(last));
+                    span.cover(r, c, r, last);
                 }
             }
             match typ {
@@ -244,9 +244,7 @@ pub fn scan(stream: &[u8]) -> Option<Styles> {
             }
         }
         styles.sheets.push(cells);
-        styles.areas.push(
-            extent.map(|(r0, c0, r1, c1)| (u64::from(r1 - r0) + 1) * (u64::from(c1 - c0) + 1)),
-        );
+        styles.areas.push(span.area());
         let (comments, mut shapes) = if biff8 {
             sheet_objects(stream, offset)
         } else {

@@ -16,6 +16,8 @@
 //! charts and drawn text as the XLSX pre-pass does.
 
 use crate::merges::Merge;
+use crate::span::Span;
+use crate::xls::{u16_at, u32_at};
 use calamine::CellErrorType;
 use quire_ooxml::chart::Chart;
 use quire_ooxml::numfmt::NumFmt;
@@ -153,18 +155,9 @@ pub struct Sheet {
     pub merges: Vec<Merge>,
     /// Formulas whose cached result is an error (`BrtFmlaError`), which calamine skips.
     pub errors: Vec<((u32, u32), CellErrorType)>,
-    /// The first and last row and column holding a value (top, left, bottom, right):
-    /// calamine allocates the whole rectangle, so it is checked against the cell limit
-    /// before calamine reads the sheet.
-    pub extent: Option<(u32, u32, u32, u32)>,
-}
-
-impl Sheet {
-    /// Cells in the rectangle the sheet's values span.
-    pub fn area(&self) -> Option<u64> {
-        self.extent
-            .map(|(r0, c0, r1, c1)| (u64::from(r1 - r0) + 1).saturating_mul(u64::from(c1 - c0) + 1))
-    }
+    /// The rectangle the cells holding a value span: calamine allocates all of it, so it
+    /// is checked against the cell limit before calamine reads the sheet.
+    pub span: Span,
 }
 
 /// What the pre-pass learnt about the workbook: its number formats and, by sheet name, each
@@ -236,14 +229,6 @@ fn records(stream: &[u8]) -> impl Iterator<Item = (u32, &[u8])> {
     })
 }
 
-fn u16_at(b: &[u8], at: usize) -> Option<u16> {
-    Some(u16::from_le_bytes(b.get(at..at + 2)?.try_into().ok()?))
-}
-
-fn u32_at(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
-}
-
 /// `xl/styles.bin`: the workbook's format codes (`BrtFmt`: id, then the code as a wide
 /// string) and the cell styles (`BrtXF` between `BrtBeginCellXFs` and its end: parent, then
 /// the format id); per cell style, an index into `formats` as [`crate::xlsx::xf_formats`]
@@ -285,10 +270,7 @@ fn read_sheet(bin: &[u8], xf_format: &[Option<usize>], max_cells: usize, sheet: 
         // every value record (BrtCellRk to BrtFmlaError) widens the area calamine will hold
         if (BRT_CELL_RK..=BRT_FMLA_ERROR).contains(&kind) {
             if let Some(col) = u32_at(data, 0) {
-                sheet.extent = Some(match sheet.extent {
-                    None => (row, col, row, col),
-                    Some((r0, c0, r1, c1)) => (r0.min(row), c0.min(col), r1.max(row), c1.max(col)),
-                });
+                sheet.span.add(row, col);
             }
         }
         match kind {
