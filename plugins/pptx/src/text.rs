@@ -132,6 +132,9 @@ pub struct Para {
     /// A further paragraph of the list item at `level` (set while grouping, see
     /// [`to_blocks`]).
     pub continues: bool,
+    /// The number an automatically numbered paragraph's list starts at (`a:buAutoNum
+    /// startAt`), when the paragraph says it.
+    pub start: Option<u64>,
 }
 
 impl Para {
@@ -222,6 +225,7 @@ pub fn read_body_and_levels(
                     inlines: Vec::new(),
                     margin: None,
                     continues: false,
+                    start: None,
                 });
                 if empty {
                     // an empty paragraph element
@@ -246,6 +250,7 @@ pub fn read_body_and_levels(
             b"buAutoNum" if in_ppr => {
                 if let Some(p) = para.as_mut() {
                     p.bullet = Bullet::Number;
+                    p.start = crate::shapes::attr(&e, b"startAt").and_then(|v| v.parse().ok());
                 }
             }
             b"buNone" if in_ppr => {
@@ -462,7 +467,12 @@ fn build_list(items: &[Para]) -> List {
     let ordered = items.first().is_some_and(|p| p.bullet == Bullet::Number);
     let mut list = List {
         ordered,
-        start: 1,
+        // PowerPoint numbers a list from its first item's `startAt`
+        start: items
+            .first()
+            .filter(|_| ordered)
+            .and_then(|p| p.start)
+            .unwrap_or(1),
         items: Vec::new(),
     };
     let mut i = 0;
@@ -526,6 +536,7 @@ mod tests {
             inlines: vec![Inline::plain(t)],
             margin: None,
             continues: false,
+            start: None,
         }
     }
 

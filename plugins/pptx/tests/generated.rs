@@ -774,3 +774,45 @@ fn a_body_placeholder_without_bullets_in_its_layout_gives_paragraphs() {
         "{blocks:#?}"
     );
 }
+
+#[test]
+fn an_automatic_numbering_starts_where_its_first_item_says() {
+    // `a:buAutoNum startAt`: the list continues a count from another slide ("(3) Third"); a
+    // nested numbered list keeps its own start; a numbered list without one starts at 1.
+    let item = |lvl: u8, start: &str, text: &str| {
+        format!(
+            r#"<a:p><a:pPr lvl="{lvl}"><a:buAutoNum type="arabicPeriod"{start}/></a:pPr><a:r><a:t>{text}</a:t></a:r></a:p>"#
+        )
+    };
+    let body = item(0, r#" startAt="3""#, "Third")
+        + &item(0, r#" startAt="3""#, "Fourth")
+        + &item(1, r#" startAt="7""#, "Seventh")
+        + &item(1, r#" startAt="7""#, "Eighth");
+    let s = slide(&(sp(None, 0, 0, &body) + &sp(None, 0, 500, &item(0, "", "First"))));
+    let doc = PptxConverter
+        .convert(
+            &Input {
+                bytes: &one_slide_deck(&s),
+                file_name: "t.pptx",
+                mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+            },
+            &mut Context::new(),
+        )
+        .expect("converts");
+    let lists: Vec<&quire_plugin_api::List> = doc.parts[0]
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::List(l) => Some(l),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(lists.len(), 2, "{:#?}", doc.parts[0].blocks);
+    assert!(lists[0].ordered);
+    assert_eq!((lists[0].start, lists[0].items.len()), (3, 2));
+    let Some(Block::List(nested)) = lists[0].items[1].blocks.last() else {
+        panic!("nested list expected: {:#?}", lists[0]);
+    };
+    assert_eq!((nested.start, nested.items.len()), (7, 2));
+    assert_eq!(lists[1].start, 1);
+}
