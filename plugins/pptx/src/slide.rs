@@ -277,7 +277,9 @@ pub fn convert(
                     .as_ref()
                     .is_some_and(|p| is_furniture(&p.kind));
                 if let (false, Content::Text(paras)) = (furniture, shape.content) {
-                    part.notes.extend(text::to_blocks(paras, false));
+                    if !text::Para::all_furniture(&paras) {
+                        part.notes.extend(text::to_blocks(paras, false));
+                    }
                 }
             }
         }
@@ -318,7 +320,7 @@ fn shape_blocks(
     match shape.content {
         Content::Text(paras) => {
             let kind = shape.placeholder.as_ref().map(|p| p.kind.as_str());
-            if kind.is_some_and(is_furniture) {
+            if kind.is_some_and(is_furniture) || text::Para::all_furniture(&paras) {
                 return Ok(());
             }
             if kind == Some("ftr") {

@@ -135,11 +135,21 @@ pub struct Para {
     /// The number an automatically numbered paragraph's list starts at (`a:buAutoNum
     /// startAt`), when the paragraph says it.
     pub start: Option<u64>,
+    /// All the paragraph's text comes from slide-number or date fields (`a:fld` of type
+    /// `slidenum`, `datetime…`): page furniture wherever it stands.
+    pub auto_only: bool,
 }
 
 impl Para {
     pub fn plain_text(&self) -> String {
         inline_text(&self.inlines)
+    }
+
+    /// Whether a shape's paragraphs are nothing but a slide number or a date (a text box
+    /// holding the slide-number field in the corner of a slide or of a notes page): furniture,
+    /// as the slide-number and date placeholders are.
+    pub fn all_furniture(paras: &[Para]) -> bool {
+        !paras.is_empty() && paras.iter().all(|p| p.auto_only)
     }
 }
 
@@ -178,6 +188,9 @@ pub fn read_body_and_levels(
     let mut link: Option<String> = None;
     let mut in_text = false;
     let mut in_ppr = false;
+    // inside a slide-number or date field; whether the paragraph has other text
+    let mut in_auto = false;
+    let mut other_text = false;
     loop {
         let ev = reader.read_event();
         let (e, empty) = match ev {
@@ -188,6 +201,12 @@ pub fn read_body_and_levels(
             Ok(Event::Empty(e)) => (e, true),
             Ok(Event::Text(t)) if in_text => {
                 if let (Some(p), Ok(t)) = (para.as_mut(), t.unescape()) {
+                    if !in_auto && !t.trim().is_empty() {
+                        other_text = true;
+                    }
+                    if in_auto && !other_text {
+                        p.auto_only = true;
+                    }
                     push_text(p, &t, style, link.as_deref());
                 }
                 continue;
@@ -197,10 +216,13 @@ pub fn read_body_and_levels(
                 match e.local_name().as_ref() {
                     b"t" => in_text = false,
                     b"pPr" => in_ppr = false,
+                    b"fld" => in_auto = false,
                     b"p" => {
-                        if let Some(p) = para.take() {
+                        if let Some(mut p) = para.take() {
+                            p.auto_only &= !other_text;
                             paras.push(p);
                         }
+                        other_text = false;
                     }
                     _ => {}
                 }
@@ -226,6 +248,7 @@ pub fn read_body_and_levels(
                     margin: None,
                     continues: false,
                     start: None,
+                    auto_only: false,
                 });
                 if empty {
                     // an empty paragraph element
@@ -261,6 +284,10 @@ pub fn read_body_and_levels(
             b"r" | b"fld" => {
                 style = Style::PLAIN;
                 link = None;
+                in_auto = e.local_name().as_ref() == b"fld"
+                    && !empty
+                    && crate::shapes::attr(&e, b"type")
+                        .is_some_and(|t| t == "slidenum" || t.starts_with("datetime"));
             }
             b"rPr" => {
                 style = Style {
@@ -537,6 +564,7 @@ mod tests {
             margin: None,
             continues: false,
             start: None,
+            auto_only: false,
         }
     }
 

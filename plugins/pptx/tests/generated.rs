@@ -816,3 +816,48 @@ fn an_automatic_numbering_starts_where_its_first_item_says() {
     assert_eq!((nested.start, nested.items.len()), (7, 2));
     assert_eq!(lists[1].start, 1);
 }
+
+#[test]
+fn a_text_box_holding_only_a_slide_number_or_date_field_is_furniture() {
+    // Older decks number their notes pages with a plain text box (not a `sldNum`
+    // placeholder) holding the `slidenum` field, and some put one in a slide's corner: page
+    // furniture, like the placeholders. A field among other words stays.
+    let field = |kind: &str, shown: &str| {
+        format!(r#"<a:fld id="{{1}}" type="{kind}"><a:t>{shown}</a:t></a:fld>"#)
+    };
+    let slide_number = format!("<a:p>{}</a:p>", field("slidenum", "2"));
+    let date = format!("<a:p>{}</a:p>", field("datetime1", "5/6/2024"));
+    let page = format!(
+        "<a:p><a:r><a:t>See page </a:t></a:r>{}</a:p>",
+        field("slidenum", "2")
+    );
+    let s = slide(
+        &(sp(None, 0, 0, &para("Agenda"))
+            + &sp(None, 0, 900, &slide_number)
+            + &sp(None, 500, 900, &date)
+            + &sp(None, 0, 500, &page)),
+    );
+    let notes = format!(
+        r#"<p:notes {P}><p:cSld><p:spTree>{}{}</p:spTree></p:cSld></p:notes>"#,
+        sp(None, 0, 9000, &slide_number),
+        sp(Some("body"), 0, 100, &para("Speak slowly"))
+    );
+    let slide_rels = rels(&[("rN", "notesSlide", "../notesSlides/notesSlide1.xml")]);
+    let bytes = one_slide_deck_with(
+        &s,
+        &[
+            ("ppt/slides/_rels/slide1.xml.rels", slide_rels.as_bytes()),
+            ("ppt/notesSlides/notesSlide1.xml", notes.as_bytes()),
+        ],
+    );
+    let input = Input {
+        bytes: &bytes,
+        file_name: "t.pptx",
+        mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    };
+    let doc = PptxConverter
+        .convert(&input, &mut Context::new())
+        .expect("converts");
+    assert_eq!(text_of(&doc.parts[0].blocks), ["Agenda", "See page 2"]);
+    assert_eq!(text_of(&doc.parts[0].notes), ["Speak slowly"]);
+}
