@@ -135,8 +135,9 @@ pub struct Para {
     /// The number an automatically numbered paragraph's list starts at (`a:buAutoNum
     /// startAt`), when the paragraph says it.
     pub start: Option<u64>,
-    /// All the paragraph's text comes from slide-number or date fields (`a:fld` of type
-    /// `slidenum`, `datetime…`): page furniture wherever it stands.
+    /// All the paragraph's text comes from slide-number fields (`a:fld type="slidenum"`):
+    /// page furniture wherever it stands. (A date field stays: a text box showing the date
+    /// is content as often as not.)
     pub auto_only: bool,
 }
 
@@ -145,9 +146,9 @@ impl Para {
         inline_text(&self.inlines)
     }
 
-    /// Whether a shape's paragraphs are nothing but a slide number or a date (a text box
-    /// holding the slide-number field in the corner of a slide or of a notes page): furniture,
-    /// as the slide-number and date placeholders are.
+    /// Whether a shape's paragraphs are nothing but a slide number (a text box holding the
+    /// slide-number field in the corner of a slide or of a notes page): furniture, as the
+    /// slide-number placeholder is.
     pub fn all_furniture(paras: &[Para]) -> bool {
         !paras.is_empty() && paras.iter().all(|p| p.auto_only)
     }
@@ -188,7 +189,7 @@ pub fn read_body_and_levels(
     let mut link: Option<String> = None;
     let mut in_text = false;
     let mut in_ppr = false;
-    // inside a slide-number or date field; whether the paragraph has other text
+    // inside a slide-number field; whether the paragraph has other text
     let mut in_auto = false;
     let mut other_text = false;
     loop {
@@ -286,8 +287,7 @@ pub fn read_body_and_levels(
                 link = None;
                 in_auto = e.local_name().as_ref() == b"fld"
                     && !empty
-                    && crate::shapes::attr(&e, b"type")
-                        .is_some_and(|t| t == "slidenum" || t.starts_with("datetime"));
+                    && crate::shapes::attr(&e, b"type").as_deref() == Some("slidenum");
             }
             b"rPr" => {
                 style = Style {
