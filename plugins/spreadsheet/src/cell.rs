@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 /// ISO 8601 for a serial date-time: a date, a time, or both, by what the value holds.
 pub fn iso_datetime(serial: f64, date1904: bool) -> String {
-    if !(0.0..quire_ooxml::numfmt::MAX_SERIAL).contains(&serial) {
+    if !(0.0..quire_ooxml::numfmt::max_serial(date1904)).contains(&serial) {
         return plain_number(serial);
     }
     let dt = calamine::ExcelDateTime::new(serial, calamine::ExcelDateTimeType::DateTime, date1904);
@@ -97,7 +97,7 @@ mod tests {
         use calamine::{ExcelDateTime, ExcelDateTimeType};
         for date1904 in [false, true] {
             let mut day = 0.0;
-            while day < quire_ooxml::numfmt::MAX_SERIAL {
+            while day < quire_ooxml::numfmt::max_serial(date1904) {
                 for frac in [0.0, 0.25, 0.5000057870370371, 0.999_999_999] {
                     let v = day + frac;
                     let ours = quire_ooxml::numfmt::serial_parts(v, date1904);

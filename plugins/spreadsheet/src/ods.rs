@@ -1,4 +1,4 @@
-//! A pre-pass over an OpenDocument spreadsheet's `content.xml` for what calamine (0.35) does not
+//! A pre-pass over an OpenDocument spreadsheet's `content.xml` for what calamine does not
 //! give: the text a number, date or currency cell shows, and the merged ranges.
 //!
 //! An ODS cell stores its value (`office:value="58108.5"`) and, in its paragraphs, the text

@@ -11,7 +11,7 @@ use crate::comments::{self, Comment};
 use crate::merges::{Filler, Merge};
 use crate::regions::{self, Fill, Occupancy, Rect};
 use crate::{ods, xls, xlsb, xlsx};
-use calamine::{CellErrorType, Data, Ods, Range, Reader, Xls, Xlsb, Xlsx};
+use calamine::{CellErrorType, Data, Ods, Range, Reader, SheetType, Xls, Xlsb, Xlsx};
 use quire_ooxml::chart::Chart;
 use quire_ooxml::numfmt::NumFmt;
 use quire_plugin_api::{
@@ -62,6 +62,13 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
         Kind::Xlsx => {
             let pre = xlsx::prepass(bytes, &limits)?;
             doc.metadata = pre.metadata.clone();
+            let preserved;
+            let bytes = if pre.unpreserved.is_empty() {
+                bytes
+            } else {
+                preserved = xlsx::with_preserved_space(bytes, &limits, &pre.unpreserved)?;
+                preserved.as_slice()
+            };
             let rebuilt: Vec<u8>;
             let wb = match open_xlsx(bytes) {
                 Ok(wb) => wb,
@@ -184,10 +191,11 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
             };
             let date1904 = wb.has_1904_epoch();
             let names = wb.sheet_names();
-            let merges: Vec<Vec<Merge>> = (0..names.len())
-                .map(|i| {
+            let merges: Vec<Vec<Merge>> = names
+                .iter()
+                .map(|name| {
                     let mut m: Vec<Merge> = wb
-                        .worksheet_merge_cells_at(i)
+                        .merge_cells_by_sheet_name(name)
                         .unwrap_or_default()
                         .iter()
                         .filter_map(|d| Merge::new(d.start, d.end))
@@ -281,7 +289,18 @@ where
     R::Error: std::fmt::Display,
     F: for<'n> Fn(&'n str) -> Formats<'f>,
 {
-    let names = wb.sheet_names();
+    // Excel 4 macro sheets hold macro code, not values: they are left out, as the XLSX and
+    // XLSB readers leave them out before calamine opens the workbook
+    let kinds: HashMap<String, SheetType> = wb
+        .sheets_metadata()
+        .iter()
+        .map(|s| (s.name.clone(), s.typ))
+        .collect();
+    let names: Vec<String> = wb
+        .sheet_names()
+        .into_iter()
+        .filter(|n| kinds.get(n) != Some(&SheetType::MacroSheet))
+        .collect();
     if names.len() as u64 > u64::from(ctx.limits.max_parts) {
         return Err(Error::limit(format!(
             "The workbook has {} sheets, more than the limit of {}.",
@@ -309,8 +328,14 @@ where
         let range = match range {
             Ok(r) => r,
             Err(e) if e.kind() == ErrorKind::Encrypted => return Err(e),
-            // a chart sheet (no cells to read) whose chart is shown
-            Err(_) if !formats.charts.is_empty() => Range::empty(),
+            // a chart sheet (no cells to read) whose chart is shown, or a dialog sheet (its
+            // controls are drawn, it has no cells)
+            Err(_)
+                if !formats.charts.is_empty()
+                    || kinds.get(name) == Some(&SheetType::DialogSheet) =>
+            {
+                Range::empty()
+            }
             Err(e) => {
                 // damaged sheets and charts not read: keep the sheet, say why it is empty
                 ctx.warn(format!(

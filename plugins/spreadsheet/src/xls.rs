@@ -264,8 +264,9 @@ pub fn scan(stream: &[u8]) -> Option<Styles> {
 ///
 /// An embedded chart is a substream (BOF … EOF) inside its sheet's, and holds its series'
 /// cached values as NUMBER, LABEL and BLANK records addressed by point and series. calamine
-/// (0.35) reads them as the sheet's own cells, so a chart's values overwrote the top-left of
-/// its sheet (Tika's testEXCEL_labels-govdocs: every country name read as 0). The copy keeps
+/// before 0.37 read them as the sheet's own cells, so a chart's values overwrote the top-left
+/// of its sheet (Tika's testEXCEL_labels-govdocs: every country name read as 0); the copy is
+/// still made, so the sheet's cells never depend on how calamine steps over them. It keeps
 /// the globals and every sheet's own records, with each BOUNDSHEET pointing at its sheet's new
 /// position, in a new compound file holding only the workbook stream. An encrypted workbook
 /// (FILEPASS) is left alone.
@@ -274,8 +275,7 @@ pub fn without_chart_substreams(workbook: &WorkbookStream) -> Option<Vec<u8>> {
 }
 
 /// A copy of the workbook for calamine: the chart substreams left out
-/// ([`without_chart_substreams`]), a sheet's DIMENSIONS record of 16 bytes cut to BIFF8's
-/// 14 (some writers add two; calamine refused the whole file, POI's bug 61045) and a `Book`
+/// ([`without_chart_substreams`]) and a `Book`
 /// stream's BOF records saying BIFF5 (calamine took another version for BIFF8), in a new
 /// compound file holding only the workbook stream. `None` when nothing needed changing, unless
 /// `always`: calamine's own compound-file reader refuses some files whose workbook stream
@@ -321,12 +321,7 @@ pub fn rebuilt(workbook: &WorkbookStream, always: bool) -> Option<Vec<u8>> {
                 depth += 1;
             }
             let keep = depth <= 1;
-            if keep && typ == 0x0200 && data.len() == 16 {
-                out.extend_from_slice(&typ.to_le_bytes());
-                out.extend_from_slice(&14u16.to_le_bytes());
-                out.extend_from_slice(&data[..14]);
-                removed = true;
-            } else if keep {
+            if keep {
                 out.extend_from_slice(&stream[start..at]);
             } else {
                 removed = true;
@@ -755,6 +750,39 @@ mod tests {
     }
 
     #[test]
+    fn excel4_macro_sheets_are_left_out() {
+        // A worksheet and an Excel 4 macro sheet (BOUNDSHEET type 1), whose cells are the
+        // results of macro code: calamine (0.38) lists it as a sheet.
+        let boundsheet = |dt: u8, name: &str| {
+            let mut bs = vec![0u8; 4];
+            bs.extend([0, dt, name.len() as u8, 0]);
+            bs.extend(name.as_bytes());
+            rec(0x0085, &bs)
+        };
+        let mut stream = bof(0x0005);
+        let data_at = stream.len() + 4;
+        stream.extend(boundsheet(0, "Data"));
+        let macro_at = stream.len() + 4;
+        stream.extend(boundsheet(1, "Macro1"));
+        stream.extend(rec(0x000A, &[]));
+        for (field, kind, value) in [(data_at, 0x0010, 5.0), (macro_at, 0x0040, 1.0)] {
+            let offset = stream.len() as u32;
+            stream[field..field + 4].copy_from_slice(&offset.to_le_bytes());
+            stream.extend(bof(kind));
+            stream.extend(number(0, 0, value));
+            stream.extend(rec(0x000A, &[]));
+        }
+        let doc = crate::workbook::convert(
+            &compound(&stream),
+            crate::workbook::Kind::Xls,
+            &mut quire_plugin_api::Context::new(),
+        )
+        .expect("converts");
+        let names: Vec<_> = doc.parts.iter().map(|p| p.name.as_deref()).collect();
+        assert_eq!(names, [Some("Data")]);
+    }
+
+    #[test]
     fn a_sheet_whose_values_span_more_cells_than_the_limit_fails_before_calamine_reads_it() {
         // Two numbers at A1 and at row 65536, column 65536 (BIFF8 cells address columns in
         // 16 bits): calamine would allocate the 4 billion cells between them (the process
@@ -863,9 +891,10 @@ mod tests {
     }
 
     #[test]
-    fn a_sixteen_byte_dimensions_record_is_cut_so_the_workbook_opens() {
+    fn a_sixteen_byte_dimensions_record_opens() {
         // POI's 61045 (govdocs1 626534): DIMENSIONS with two bytes more than BIFF8's 14, which
-        // calamine refused ("Len { expected: 14, found: 16 }") for the whole workbook.
+        // calamine before 0.37 refused ("Len { expected: 14, found: 16 }") for the whole
+        // workbook; quire cut the record to 14 bytes until calamine read it as it is.
         use calamine::{Data, Reader, Xls};
         let (mut globals, sheet_at) = globals_of_one_sheet();
         let offset = globals.len() as u32;
@@ -879,13 +908,12 @@ mod tests {
         stream.extend(number(0, 0, 5.0));
         stream.extend(rec(0x000A, &[]));
         let file = compound(&stream);
-        assert!(
-            Xls::new(Cursor::new(file.as_slice())).is_err(),
-            "calamine refuses it"
-        );
         let workbook = workbook_stream(&file, &Limits::default()).unwrap();
-        let fixed = without_chart_substreams(&workbook).expect("rewritten");
-        let mut wb = Xls::new(Cursor::new(fixed.as_slice())).expect("opens");
+        assert!(
+            without_chart_substreams(&workbook).is_none(),
+            "nothing to repair"
+        );
+        let mut wb = Xls::new(Cursor::new(file.as_slice())).expect("opens");
         let range = wb.worksheet_range("Data").unwrap();
         assert_eq!(range.get((0, 0)), Some(&Data::Float(5.0)));
         // a workbook with nothing to repair is copied only when asked

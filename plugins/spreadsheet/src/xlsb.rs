@@ -29,116 +29,24 @@ const WORKBOOK: &str = "xl/workbook.bin";
 const BRT_BUNDLE_SH: u32 = 0x9C;
 
 /// The package rewritten where calamine would misread its `xl/workbook.bin`, or `None` when
-/// calamine reads it as it is: beta-layout sheet records get the documented layout
-/// ([`fix_sheet_records`]), and a stream calamine's scan would lose its way in keeps only the
-/// records that scan reads ([`for_calamines_scan`]).
+/// calamine reads it as it is: beta-layout sheet records get the documented layout, and the
+/// records of Excel 4 macro sheets, which make calamine refuse the whole workbook and hold
+/// macro code, not values, are left out ([`fix_sheet_records`]).
 pub fn for_calamine(bytes: &[u8], limits: &Limits) -> Result<Option<Vec<u8>>> {
     let mut zip = SafeZip::open(bytes, limits, "Excel workbook")?;
     let Some(workbook) = zip.read(WORKBOOK)? else {
         return Ok(None);
     };
-    let fixed = fix_sheet_records(&workbook);
-    let stream = fixed.as_deref().unwrap_or(&workbook);
-    let sheets = sheet_records(stream).len();
-    let kept = (calamines_scan(stream) != Some(sheets))
-        .then(|| for_calamines_scan(stream))
-        .flatten()
-        .filter(|kept| calamines_scan(kept) == Some(sheets));
-    match kept.or(fixed) {
+    let rels = relationships(&mut zip, WORKBOOK).unwrap_or_default();
+    let macro_sheet = |id: &str| {
+        rels.get(id).is_some_and(|r| {
+            r.target.contains("/macrosheets/") || r.kind.to_ascii_lowercase().contains("macrosheet")
+        })
+    };
+    match fix_sheet_records(&workbook, macro_sheet) {
         Some(stream) => crate::xlsx::rebuilt_with(&mut zip, WORKBOOK, &stream).map(Some),
         None => Ok(None),
     }
-}
-
-/// Record types after `BrtEndBundleShs` that end calamine's scan of the workbook stream (the
-/// first record it expects after the defined names).
-const AFTER_NAMES: [u32; 9] = [0x9D, 0x225, 0x18D, 0x180, 0x9A, 0x252, 0x229, 0x9B, 0x84];
-const BRT_END_BUNDLE_SHS: u32 = 0x90;
-const BRT_WB_PROP: u32 = 0x99;
-const BRT_EXTERN_SHEET: u32 = 0x16A;
-const BRT_NAME: u32 = 0x27;
-
-/// How many sheets calamine (0.35) finds in a workbook stream, or `None` when its scan runs
-/// off the end (it fails). Its scan reads the body of the few records it wants and steps over
-/// no other: an unknown record's length and data are read as record types, so a byte pair in
-/// a book view can read as `BrtEndBundleShs` before any sheet (SheetJS's `large_strings.xlsb`:
-/// a workbook of no sheets, no error). This follows the same steps.
-fn calamines_scan(stream: &[u8]) -> Option<usize> {
-    let mut pos = 0usize;
-    let read_type = |pos: &mut usize| -> Option<u32> {
-        let b = u32::from(*stream.get(*pos)?);
-        *pos += 1;
-        if b & 0x80 == 0 {
-            return Some(b);
-        }
-        let c = u32::from(*stream.get(*pos)?);
-        *pos += 1;
-        Some((b & 0x7F) + ((c & 0x7F) << 7))
-    };
-    let body = |pos: &mut usize| -> Option<&[u8]> {
-        let (len, len_len) = read_len(stream.get(*pos..)?)?;
-        let data = stream.get(*pos + len_len..*pos + len_len + len)?;
-        *pos += len_len + len;
-        Some(data)
-    };
-    let mut sheets = 0;
-    loop {
-        match read_type(&mut pos)? {
-            BRT_WB_PROP => {
-                body(&mut pos)?;
-            }
-            BRT_BUNDLE_SH => {
-                let data = body(&mut pos)?;
-                if u32_at(data, 8)? != 0xFFFF_FFFF {
-                    sheets += 1;
-                }
-            }
-            BRT_END_BUNDLE_SHS => break,
-            _ => {}
-        }
-    }
-    loop {
-        match read_type(&mut pos)? {
-            BRT_EXTERN_SHEET | BRT_NAME => {
-                body(&mut pos)?;
-            }
-            t if AFTER_NAMES.contains(&t) => return Some(sheets),
-            _ => {}
-        }
-    }
-}
-
-/// The workbook stream with only the records calamine's scan reads, in their order: the
-/// workbook properties and sheets, the end of the sheets, then external sheets and defined
-/// names up to the first record that ends the scan (`BrtEndBook` added when there is none).
-/// `None` when the stream does not parse or has no end of sheets.
-fn for_calamines_scan(stream: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(stream.len());
-    let mut pos = 0;
-    let mut after_sheets = false;
-    while pos < stream.len() {
-        let (kind, kind_len) = read_kind(&stream[pos..])?;
-        let (len, len_len) = read_len(stream.get(pos + kind_len..)?)?;
-        let end = pos + kind_len + len_len + len;
-        let record = stream.get(pos..end)?;
-        pos = end;
-        let keep = if after_sheets {
-            matches!(kind, BRT_EXTERN_SHEET | BRT_NAME) || AFTER_NAMES.contains(&kind)
-        } else {
-            matches!(kind, BRT_WB_PROP | BRT_BUNDLE_SH | BRT_END_BUNDLE_SHS)
-        };
-        if keep {
-            out.extend_from_slice(record);
-        }
-        if after_sheets && AFTER_NAMES.contains(&kind) {
-            return Some(out);
-        }
-        after_sheets |= kind == BRT_END_BUNDLE_SHS;
-    }
-    after_sheets.then(|| {
-        out.extend_from_slice(&[0x84, 0x01, 0x00]);
-        out
-    })
 }
 
 /// What the pre-pass learnt about one sheet.
@@ -323,8 +231,9 @@ fn read_sheet(bin: &[u8], xf_format: &[Option<usize>], max_cells: usize, sheet: 
 
 /// (relationship id, sheet name) of each `BrtBundleSh` of a workbook record stream, in
 /// either layout.
-fn sheet_records(stream: &[u8]) -> Vec<(String, String)> {
-    let wide = |data: &[u8], at: usize| -> Option<(String, usize)> {
+/// The relationship id and the name of a `BrtBundleSh` record's sheet, in either layout.
+fn bundle_names(data: &[u8]) -> Option<(String, String)> {
+    let wide = |at: usize| -> Option<(String, usize)> {
         let n = u32::from_le_bytes(data.get(at..at + 4)?.try_into().ok()?);
         if n == 0xFFFF_FFFF {
             return Some((String::new(), at + 4));
@@ -337,6 +246,19 @@ fn sheet_records(stream: &[u8]) -> Vec<(String, String)> {
             .collect();
         Some((String::from_utf16_lossy(&units), end))
     };
+    let at = if documented(data) {
+        8
+    } else if beta(data) {
+        12
+    } else {
+        return None;
+    };
+    let (rel, next) = wide(at)?;
+    let (name, _) = wide(next)?;
+    Some((rel, name))
+}
+
+fn sheet_records(stream: &[u8]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut pos = 0;
     while pos < stream.len() {
@@ -351,25 +273,17 @@ fn sheet_records(stream: &[u8]) -> Vec<(String, String)> {
             break;
         };
         if kind == BRT_BUNDLE_SH {
-            let at = if documented(data) {
-                Some(8)
-            } else {
-                beta(data).then_some(12)
-            };
-            if let Some((rel, next)) = at.and_then(|at| wide(data, at)) {
-                if let Some((name, _)) = wide(data, next) {
-                    out.push((rel, name));
-                }
-            }
+            out.extend(bundle_names(data));
         }
         pos = start + len;
     }
     out
 }
 
-/// A record stream with every beta-layout `BrtBundleSh` rewritten; `None` when there is none
-/// or the stream does not parse.
-fn fix_sheet_records(stream: &[u8]) -> Option<Vec<u8>> {
+/// A record stream with every beta-layout `BrtBundleSh` rewritten and those whose
+/// relationship id `drop` names left out; `None` when there is none or the stream does not
+/// parse.
+fn fix_sheet_records(stream: &[u8], drop: impl Fn(&str) -> bool) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(stream.len());
     let mut changed = false;
     let mut pos = 0;
@@ -378,7 +292,9 @@ fn fix_sheet_records(stream: &[u8]) -> Option<Vec<u8>> {
         let (len, len_len) = read_len(&stream[pos + kind_len..])?;
         let start = pos + kind_len + len_len;
         let data = stream.get(start..start + len)?;
-        if kind == BRT_BUNDLE_SH && !documented(data) && beta(data) {
+        if kind == BRT_BUNDLE_SH && bundle_names(data).is_some_and(|(rel, _)| drop(&rel)) {
+            changed = true;
+        } else if kind == BRT_BUNDLE_SH && !documented(data) && beta(data) {
             out.extend_from_slice(&stream[pos..pos + kind_len]);
             write_len(&mut out, len - 4);
             out.extend_from_slice(&data[..4]);
@@ -488,13 +404,18 @@ mod tests {
         let mut stream = vec![0x83, 0x01, 0x00];
         stream.extend(record(0x1C, &beta_data));
         stream.extend([0x90, 0x01, 0x00]);
-        let fixed = fix_sheet_records(&stream).expect("rewritten");
+        let fixed = fix_sheet_records(&stream, |_| false).expect("rewritten");
         let mut expected = vec![0x83, 0x01, 0x00];
         expected.extend(record(0x1C, &documented_data));
         expected.extend([0x90, 0x01, 0x00]);
         assert_eq!(fixed, expected);
         // A documented workbook is left alone.
-        assert_eq!(fix_sheet_records(&expected), None);
+        assert_eq!(fix_sheet_records(&expected, |_| false), None);
+        // A sheet `drop` names is left out, in either layout.
+        for s in [&stream, &expected] {
+            let dropped = fix_sheet_records(s, |id| id == "rId1").expect("rewritten");
+            assert_eq!(dropped, [0x83, 0x01, 0x00, 0x90, 0x01, 0x00]);
+        }
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! A pre-pass over an XLSX/XLSM package before calamine opens it.
 //!
-//! calamine (0.35) opens ZIP entries with no limits and does not expose number formats. This
+//! calamine opens ZIP entries with no limits and does not give a cell's number format. This
 //! pass reads every part calamine will read through [`SafeZip`] (entry count, inflated bytes
-//! and compression ratio counted as inflated), checks each sheet's declared dimensions against
-//! `max_sheet_cells`, collects the number format of every numeric cell whose style is not
+//! and compression ratio counted as inflated), checks the span of each sheet's values against
+//! `max_sheet_cells`, finds the text elements whose white space calamine would trim
+//! ([`unpreserved_space`]), collects the number format of every numeric cell whose style is not
 //! General, so cells can be shown as Excel shows them ("$1,599.99", "2.50%", "17-May-07"), and
 //! each sheet's merged ranges (calamine reads them only on a second parse of the sheet).
 
@@ -45,6 +46,9 @@ pub struct Prepass {
     /// By sheet name.
     pub sheets: HashMap<String, SheetFormats>,
     pub metadata: Metadata,
+    /// The parts (shared strings, sheets) whose text elements lose white space to calamine
+    /// ([`unpreserved_space`]).
+    pub unpreserved: Vec<String>,
 }
 
 pub fn prepass(bytes: &[u8], limits: &Limits) -> Result<Prepass> {
@@ -122,7 +126,12 @@ pub fn prepass(bytes: &[u8], limits: &Limits) -> Result<Prepass> {
     // shared strings are read by calamine; reading them here enforces the inflation limits
     for r in rels.values().filter(|r| r.kind == "sharedStrings") {
         let target = r.target.clone();
-        zip.read(&target)?;
+        if zip
+            .read(&target)?
+            .is_some_and(|xml| unpreserved_space(&xml))
+        {
+            out.unpreserved.push(target);
+        }
     }
     let persons = comments::persons(&mut zip, &rels);
     for (name, id) in sheets {
@@ -132,6 +141,9 @@ pub fn prepass(bytes: &[u8], limits: &Limits) -> Result<Prepass> {
             continue;
         };
         let (cells, merges) = scan_sheet(&xml, &xf_formats, limits, &name)?;
+        if unpreserved_space(&xml) {
+            out.unpreserved.push(target.clone());
+        }
         drop(xml);
         // one read of the sheet's relationships for its charts and its comments
         let sheet_rels = relationships(&mut zip, &target).unwrap_or_default();
@@ -158,24 +170,27 @@ fn attr(e: &BytesStart<'_>, local: &[u8]) -> Option<String> {
         .and_then(|a| a.unescape_value().ok().map(|v| v.into_owned()))
 }
 
-/// A copy of the package without the sheets calamine cannot open, or `None` when it has
-/// none.
+/// A copy of the package without what makes calamine refuse it, or `None` when it has
+/// nothing of the kind.
 ///
 /// calamine refuses a whole workbook that lists an Excel 4 macro sheet
 /// (`xl/macrosheets/...`) or a sheet whose relationship is missing (an empty or unknown
 /// `r:id`: a sheet whose part a tool lost or never wrote, which Excel drops when it repairs
 /// the file). Neither has anything to show (macro sheets hold macro code), so their
-/// `<sheet>` entries are cut from the workbook part and the package is rebuilt (stored,
-/// uncompressed) for calamine to read.
+/// `<sheet>` entries are cut from the workbook part. calamine also finds the workbook part
+/// only through the package's relationships (`_rels/.rels`); when they are damaged or name
+/// no workbook (POI's `xlsx-corrupted.xlsx`), they are written anew for the part at Excel's
+/// usual name, as Excel's repair does. The package is rebuilt (stored, uncompressed) for
+/// calamine to read.
 pub fn without_unreadable_sheets(bytes: &[u8], limits: &Limits) -> Result<Option<Vec<u8>>> {
     let mut zip = SafeZip::open(bytes, limits, "Excel workbook")?;
-    let Some(workbook) = relationships(&mut zip, "")?
-        .into_values()
-        .find(|r| r.kind == "officeDocument")
-        .map(|r| r.target)
-    else {
-        return Ok(None);
-    };
+    let root = relationships(&mut zip, "")
+        .ok()
+        .and_then(|rels| rels.into_values().find(|r| r.kind == "officeDocument"));
+    let workbook = root
+        .as_ref()
+        .map_or("xl/workbook.xml", |r| r.target.as_str())
+        .to_owned();
     let rels = relationships(&mut zip, &workbook)?;
     let unreadable = |id: &str| {
         rels.get(id).is_none_or(|r| {
@@ -201,22 +216,113 @@ pub fn without_unreadable_sheets(bytes: &[u8], limits: &Limits) -> Result<Option
             _ => {}
         }
     }
-    if cuts.is_empty() {
+    let mut parts: Vec<(String, Vec<u8>)> = Vec::new();
+    if root.is_none() {
+        let name = zip.find("_rels/.rels").unwrap_or("_rels/.rels").to_owned();
+        parts.push((name, ROOT_RELATIONSHIPS.as_bytes().to_vec()));
+    }
+    if !cuts.is_empty() {
+        let mut edited = Vec::with_capacity(xml.len());
+        let mut from = 0;
+        for (a, b) in cuts {
+            edited.extend_from_slice(xml.get(from..a).unwrap_or_default());
+            from = b;
+        }
+        edited.extend_from_slice(xml.get(from..).unwrap_or_default());
+        parts.push((workbook, edited));
+    }
+    if parts.is_empty() {
         return Ok(None);
     }
-    let mut edited = Vec::with_capacity(xml.len());
-    let mut from = 0;
-    for (a, b) in cuts {
-        edited.extend_from_slice(xml.get(from..a).unwrap_or_default());
-        from = b;
-    }
-    edited.extend_from_slice(xml.get(from..).unwrap_or_default());
+    rebuilt_with_parts(&mut zip, &parts).map(Some)
+}
 
-    rebuilt_with(&mut zip, &workbook, &edited).map(Some)
+/// The package relationships of a workbook at `xl/workbook.xml`.
+const ROOT_RELATIONSHIPS: &str = concat!(
+    r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#,
+    r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">"#,
+    r#"<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/>"#,
+    r#"</Relationships>"#
+);
+
+/// The package with white space kept in the text elements of the `parts` named: calamine
+/// (0.36 and later) trims a `<t>` that does not say `xml:space="preserve"`, and writers that
+/// read the element as it is leave the attribute out (LibreOffice wrote the rich-text runs
+/// `Regular ` and `Bold` so, which calamine joined as `RegularBold`).
+pub fn with_preserved_space(bytes: &[u8], limits: &Limits, parts: &[String]) -> Result<Vec<u8>> {
+    let mut zip = SafeZip::open(bytes, limits, "Excel workbook")?;
+    let mut edited = Vec::with_capacity(parts.len());
+    for part in parts {
+        if let Some(xml) = zip.read(part)? {
+            edited.push((part.clone(), preserve_space(&xml)));
+        }
+    }
+    rebuilt_with_parts(&mut zip, &edited)
+}
+
+/// The start tags of the `<t>` elements of a part with their text: for each, the index of
+/// the tag's `>`, whether it has an `xml:space` attribute, and the text up to the next tag.
+fn text_elements(xml: &[u8]) -> impl Iterator<Item = (usize, bool, &[u8])> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || loop {
+        let lt = at + memchr::memchr(b'<', xml.get(at..)?)?;
+        at = lt + 1;
+        let rest = &xml[at..];
+        let name_end = rest
+            .iter()
+            .position(|&b| b.is_ascii_whitespace() || b == b'>' || b == b'/')?;
+        let name = &rest[..name_end];
+        if name.rsplit(|&b| b == b':').next() != Some(b"t") {
+            continue;
+        }
+        let gt = at + memchr::memchr(b'>', rest)?;
+        if xml[gt - 1] == b'/' {
+            continue; // an empty element
+        }
+        let tag = &xml[at + name_end..gt];
+        let text_end = memchr::memchr(b'<', &xml[gt..]).map_or(xml.len(), |i| gt + i);
+        at = gt;
+        return Some((
+            gt,
+            tag_attr(tag, b"xml:space").is_some(),
+            &xml[gt + 1..text_end],
+        ));
+    })
+}
+
+/// Whether a part holds a `<t>` without `xml:space` whose text begins or ends with the white
+/// space calamine trims.
+fn unpreserved_space(xml: &[u8]) -> bool {
+    let edge = |b: Option<&u8>| matches!(b, Some(b' ' | b'\t' | b'\r' | b'\n'));
+    text_elements(xml).any(|(_, space, text)| {
+        !space
+            && (edge(text.first()) || edge(text.last()))
+            && !text.iter().all(u8::is_ascii_whitespace)
+    })
+}
+
+/// The part with `xml:space="preserve"` added to every `<t>` that has no `xml:space`.
+fn preserve_space(xml: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(xml.len() + 64);
+    let mut from = 0;
+    for (gt, space, _) in text_elements(xml) {
+        if !space {
+            out.extend_from_slice(&xml[from..gt]);
+            out.extend_from_slice(b" xml:space=\"preserve\"");
+            from = gt;
+        }
+    }
+    out.extend_from_slice(&xml[from..]);
+    out
 }
 
 /// The package again (parts stored uncompressed), with part `replaced` holding `data`.
 pub fn rebuilt_with(zip: &mut SafeZip, replaced: &str, data: &[u8]) -> Result<Vec<u8>> {
+    rebuilt_with_parts(zip, &[(replaced.to_owned(), data.to_vec())])
+}
+
+/// The package again (parts stored uncompressed), with each named part holding its data.
+fn rebuilt_with_parts(zip: &mut SafeZip, replaced: &[(String, Vec<u8>)]) -> Result<Vec<u8>> {
     let stored = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Stored)
         .large_file(true);
@@ -229,8 +335,8 @@ pub fn rebuilt_with(zip: &mut SafeZip, replaced: &str, data: &[u8]) -> Result<Ve
         if name.ends_with('/') {
             continue;
         }
-        let part = if name == replaced {
-            data.to_vec()
+        let part = if let Some((_, data)) = replaced.iter().find(|(n, _)| *n == name) {
+            data.clone()
         } else {
             zip.read(&name)?.unwrap_or_default()
         };
@@ -479,30 +585,18 @@ fn scan_sheet(
                         span.add(r, c);
                     }
                 }
-                b"dimension" => {
-                    if let Some(r) = attr(&e, b"ref") {
-                        let mut ends = r.split(':').filter_map(|p| cell_ref(p.as_bytes()));
-                        if let (Some(a), Some(b)) = (ends.next(), ends.next()) {
-                            let rows = u64::from(b.0.abs_diff(a.0)) + 1;
-                            let cols = u64::from(b.1.abs_diff(a.1)) + 1;
-                            if rows * cols > limits.max_sheet_cells {
-                                return Err(Error::limit(format!(
-                                    "Sheet \"{name}\" declares {rows} rows by {cols} columns, more than the limit of {} cells.",
-                                    limits.max_sheet_cells
-                                )));
-                            }
-                        }
+                // The declared dimension is not checked: calamine sizes nothing by it (it
+                // reserves room for small ones only), and writers declare the whole grid
+                // (Gnumeric's `A1:XFD1048576`) for sheets of a few cells.
+                // When no cell needs its style: the cells' span from their bytes, then the
+                // merged ranges after them.
+                b"dimension" if !any_format => {
+                    let rest = &xml[reader.buffer_position() as usize..];
+                    span = value_span(rest);
+                    if let Some(at) = memchr::memmem::find(rest, b"mergeCells") {
+                        merges = merged_ranges(&rest[at..]);
                     }
-                    if !any_format {
-                        // no cell needs its style: the cells' span from their bytes, then
-                        // the merged ranges after them
-                        let rest = &xml[reader.buffer_position() as usize..];
-                        span = value_span(rest);
-                        if let Some(at) = memchr::memmem::find(rest, b"mergeCells") {
-                            merges = merged_ranges(&rest[at..]);
-                        }
-                        break;
-                    }
+                    break;
                 }
                 b"mergeCell" => {
                     merges.extend(attr(&e, b"ref").and_then(|r| Merge::from_ref(r.as_bytes())))

@@ -437,18 +437,20 @@ fn fifty_thousand_rows_convert() {
 }
 
 #[test]
-fn declared_dimensions_over_the_limit_fail_before_reading() {
+fn sheets_are_limited_by_the_cells_their_values_span_not_by_what_they_declare() {
+    // Gnumeric declares the whole grid for a sheet of a few cells (calamine's issue 174):
+    // the workbook converts.
     let dim = r#"<dimension ref="A1:XFD1048576"/>"#;
     let bytes = xlsx(
         &[(
             "S",
-            r#"<row r="1"><c r="A1"><v>1</v></c></row>"#.into(),
+            r#"<row r="1"><c r="A1"><v>1</v></c><c r="B1"><v>2</v></c></row>"#.into(),
             dim,
         )],
         &[],
     );
-    let err = convert(&bytes, XLSX, "t.xlsx").unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::LimitExceeded);
+    let doc = convert(&bytes, XLSX, "t.xlsx").expect("a whole-grid dimension converts");
+    assert_eq!(rows(&doc, 0)[0], ["1", "2"]);
     let bytes = xlsx(
         &[(
             "S",
@@ -546,8 +548,11 @@ fn excel4_macro_sheets_are_dropped_not_fatal() {
     for (name, bytes) in &mut entries {
         if name == "xl/_rels/workbook.xml.rels" {
             let text = String::from_utf8(bytes.clone()).expect("utf8");
+            // as Excel writes it: Microsoft's relationship type and its own folder
+            let rel = r#"/worksheet" Target="worksheets/sheet2.xml""#;
+            assert!(text.contains(rel));
             *bytes = text
-                .replace("worksheets/sheet2.xml", "macrosheets/sheet2.xml")
+                .replace(rel, r#"/xlMacrosheet" Target="macrosheets/sheet2.xml""#)
                 .into_bytes();
         }
         if name == "xl/worksheets/sheet2.xml" {
@@ -777,7 +782,8 @@ fn xlsb_real(col: u32, style: u32, v: f64) -> Vec<u8> {
 #[test]
 fn an_xlsb_workbook_reads_as_excel_shows_it() {
     // Number formats and merges from the binary records, a formula's error result calamine
-    // skips, a chart sheet without a warning, and a workbook stream calamine misreads.
+    // skips, a chart sheet without a warning, a macro sheet left out, and a workbook stream
+    // calamine (before 0.36.1) misread.
     // The book view's bytes `90 01` read as BrtEndBundleShs to calamine's workbook scan,
     // which steps over no record it does not know: it found no sheet and the workbook
     // converted to nothing, with no warning (SheetJS's large_strings.xlsb).
@@ -789,6 +795,8 @@ fn an_xlsb_workbook_reads_as_excel_shows_it() {
         brt(0x8F, &[]),
         bundle_sheet(1, "rId1", "Data"),
         bundle_sheet(2, "rId3", "Trend"),
+        // an Excel 4 macro sheet, which calamine refuses the whole workbook for
+        bundle_sheet(3, "rId4", "Macro1"),
         brt(0x90, &[]),
         brt(0x9D, &[0; 26]),
         brt(0x84, &[]),
@@ -840,7 +848,7 @@ fn an_xlsb_workbook_reads_as_excel_shows_it() {
     );
     let t = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
     let rels = format!(
-        r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="{t}/worksheet" Target="worksheets/sheet1.bin"/><Relationship Id="rId2" Type="{t}/styles" Target="styles.bin"/><Relationship Id="rId3" Type="{t}/chartsheet" Target="chartsheets/sheet1.bin"/></Relationships>"#
+        r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="{t}/worksheet" Target="worksheets/sheet1.bin"/><Relationship Id="rId2" Type="{t}/styles" Target="styles.bin"/><Relationship Id="rId3" Type="{t}/chartsheet" Target="chartsheets/sheet1.bin"/><Relationship Id="rId4" Type="http://schemas.microsoft.com/office/2006/relationships/xlMacrosheet" Target="macrosheets/sheet1.bin"/></Relationships>"#
     );
     let one_rel = |kind: &str, target: &str| {
         format!(r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="r1" Type="{t}/{kind}" Target="{target}"/></Relationships>"#).into_bytes()
@@ -855,6 +863,7 @@ fn an_xlsb_workbook_reads_as_excel_shows_it() {
         ("xl/workbook.bin", workbook),
         ("xl/styles.bin", styles),
         ("xl/worksheets/sheet1.bin", sheet1),
+        ("xl/macrosheets/sheet1.bin", xlsb_sheet([0, 0, 0, 0], &[], &[])),
         // a chart sheet: no cells for calamine, its chart shown, no warning that it is empty
         (
             "xl/chartsheets/sheet1.bin",
@@ -1003,4 +1012,48 @@ fn an_ods_sheet_whose_repeated_values_fill_more_cells_than_the_limit_fails_befor
     );
     let doc = convert(&ods(tail), ODS, "tail.ods").expect("converts");
     assert_eq!(rows(&doc, 0), [["1"]]);
+}
+
+#[test]
+fn white_space_between_rich_text_runs_is_kept_without_xml_space() {
+    // LibreOffice writes rich-text runs without `xml:space="preserve"`; calamine (0.36 and
+    // later) trims such runs, which joined `Regular ` and `Bold` into `RegularBold`.
+    let inline = r#"<row r="1"><c r="A1" t="inlineStr"><is><r><t>Regular </t></r><r><rPr><b/></rPr><t>Bold</t></r></is></c><c r="B1" t="s"><v>0</v></c><c r="C1" t="s"><v>1</v></c></row>"#;
+    let mut entries = xlsx_entries(&[("S", inline.into(), "")], &[]);
+    for (name, bytes) in &mut entries {
+        if name == "xl/sharedStrings.xml" {
+            *bytes = format!(
+                r#"<sst {NS}><si><r><t>net</t></r><r><t xml:space="preserve"> </t></r><r><t>of tax</t></r></si><si><r><t>two </t></r><r><t> words</t></r></si></sst>"#
+            )
+            .into_bytes();
+        }
+    }
+    let refs: Vec<(&str, Vec<u8>)> = entries
+        .iter()
+        .map(|(n, d)| (n.as_str(), d.clone()))
+        .collect();
+    let doc = convert(&zip(&refs), XLSX, "r.xlsx").expect("converts");
+    assert_eq!(
+        rows(&doc, 0)[0],
+        ["Regular Bold", "net of tax", "two  words"]
+    );
+}
+
+#[test]
+fn a_workbook_whose_package_relationships_are_damaged_converts() {
+    // POI's xlsx-corrupted.xlsx: `_rels/.rels` holds no XML, and calamine finds the workbook
+    // part only through it.
+    let data = r#"<row r="1"><c r="A1"><v>1</v></c></row>"#;
+    let mut entries = xlsx_entries(&[("Data", data.into(), "")], &[]);
+    for (name, bytes) in &mut entries {
+        if name == "_rels/.rels" {
+            *bytes = b"<?xml version=\"1.0\"?>\nCORRUPTED".to_vec();
+        }
+    }
+    let refs: Vec<(&str, Vec<u8>)> = entries
+        .iter()
+        .map(|(n, d)| (n.as_str(), d.clone()))
+        .collect();
+    let doc = convert(&zip(&refs), XLSX, "c.xlsx").expect("converts");
+    assert_eq!(rows(&doc, 0)[0], ["1"]);
 }

@@ -907,6 +907,16 @@ SOURCES = [
     ("dotnet+Open-XML-SDK", "open-xml-sdk", lambda c, m: by_extension(
         c, m, "open-xml-sdk", lambda p: p.startswith("test/") and ext_type(p) not in
         ("json", "md", "txt"))),
+    ("python-openxml+python-docx", "python-docx", lambda c, m: by_extension(
+        c, m, "python-docx", lambda p: p.startswith(("features/", "tests/test_files/"))
+        and ext_type(p) not in ("txt", "xml"))),
+    ("scanny+python-pptx", "python-pptx", lambda c, m: by_extension(
+        c, m, "python-pptx", lambda p: p.startswith(("features/", "tests/test_files/"))
+        and ext_type(p) not in ("txt", "xml"))),
+    ("tafia+calamine", "calamine", lambda c, m: by_extension(
+        c, m, "calamine", lambda p: p.startswith("tests/") and ext_type(p) != "md")),
+    ("decalage2+oletools", "oletools", lambda c, m: by_extension(
+        c, m, "oletools", lambda p: p.startswith("tests/test-data/"))),
     ("dilshod+xlsx2csv", "xlsx2csv", xlsx2csv),
     ("SheetJS+test_files", "sheetjs", sheetjs),
 ]

@@ -69,13 +69,21 @@ impl<'a> SafeZip<'a> {
     }
 
     /// The stored name matching `name` exactly, or else case-insensitively (some producers
-    /// write `[Content_Types].xml` parts with differing case).
+    /// write `[Content_Types].xml` parts with differing case), or else with `\` for `/` (some
+    /// Windows tools store `xl\workbook.xml`, which Excel opens).
     pub fn find(&self, name: &str) -> Option<&str> {
         let name = name.trim_start_matches('/');
+        let same = |n: &str| {
+            n.len() == name.len()
+                && n.bytes()
+                    .zip(name.bytes())
+                    .all(|(a, b)| a.eq_ignore_ascii_case(&b) || (a == b'\\' && b == b'/'))
+        };
         self.names
             .iter()
             .find(|n| *n == name)
             .or_else(|| self.names.iter().find(|n| n.eq_ignore_ascii_case(name)))
+            .or_else(|| self.names.iter().find(|n| same(n)))
             .map(String::as_str)
     }
 
@@ -396,6 +404,22 @@ mod tests {
             w.write_all(data).unwrap();
         }
         w.finish().unwrap().into_inner()
+    }
+
+    #[test]
+    fn parts_stored_with_backslashes_are_found() {
+        // calamine's issue 530: a workbook whose every entry is named `xl\\workbook.xml`
+        let bytes = make_zip(&[
+            ("_rels\\.rels", b"<Relationships/>".as_slice()),
+            ("xl\\Workbook.xml", b"<workbook/>".as_slice()),
+        ]);
+        let mut zip = SafeZip::open(&bytes, &Limits::default(), "XLSX").unwrap();
+        assert_eq!(zip.find("/_rels/.rels"), Some("_rels\\.rels"));
+        assert_eq!(
+            zip.read("xl/workbook.xml").unwrap().as_deref(),
+            Some(b"<workbook/>".as_slice())
+        );
+        assert!(zip.find("xl/workbook.xm").is_none());
     }
 
     #[test]

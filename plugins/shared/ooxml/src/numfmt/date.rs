@@ -5,6 +5,16 @@ use super::{Section, Tok};
 /// Serial number of 10000-01-01, the first day Excel cannot show.
 pub const MAX_SERIAL: f64 = 2_958_466.0;
 
+/// The first serial Excel cannot show as a date in the workbook's date system: 10000-01-01,
+/// which the 1904 system reaches 1,462 days sooner.
+pub fn max_serial(date1904: bool) -> f64 {
+    if date1904 {
+        MAX_SERIAL - 1462.0
+    } else {
+        MAX_SERIAL
+    }
+}
+
 const MONTHS: [&str; 12] = [
     "January",
     "February",
@@ -56,14 +66,7 @@ fn civil(days: i64) -> (i64, u32, u32) {
 /// 1899-12-31 as calamine gives it for sheet cells. In the 1904 system serial 0 is
 /// 1904-01-01.
 pub fn serial_parts(serial: f64, date1904: bool) -> (u16, u8, u8, u8, u8, u8, u16) {
-    let whole = serial.floor() as i64;
-    // days from 1970-01-01 to 1899-12-30 and to 1904-01-01
-    let (y, mo, d) = match (date1904, whole) {
-        (true, n) => civil(n - 24_107),
-        (false, 60) => (1900, 2, 29),
-        (false, n) if n < 60 => civil(n - 25_568),
-        (false, n) => civil(n - 25_569),
-    };
+    let mut whole = serial.floor() as i64;
     let secs_f = serial.fract() * 86_400.0;
     let mut milli = (secs_f.fract() * 1000.0).round() as u64;
     let mut secs = secs_f as u64;
@@ -71,6 +74,18 @@ pub fn serial_parts(serial: f64, date1904: bool) -> (u16, u8, u8, u8, u8, u8, u1
         secs += 1;
         milli = 0;
     }
+    // a time that rounds up to midnight is the next day's 00:00, never hour 24
+    if secs >= 86_400 {
+        whole += 1;
+        secs -= 86_400;
+    }
+    // days from 1970-01-01 to 1899-12-30 and to 1904-01-01
+    let (y, mo, d) = match (date1904, whole) {
+        (true, n) => civil(n - 24_107),
+        (false, 60) => (1900, 2, 29),
+        (false, n) if n < 60 => civil(n - 25_568),
+        (false, n) => civil(n - 25_569),
+    };
     (
         y as u16,
         mo as u8,
@@ -84,7 +99,7 @@ pub fn serial_parts(serial: f64, date1904: bool) -> (u16, u8, u8, u8, u8, u8, u1
 
 pub(super) fn format_date(section: &Section, value: f64, date1904: bool) -> String {
     // Excel dates run from 1900 to 9999; outside that the serial is shown as a number
-    if !(0.0..MAX_SERIAL).contains(&value) {
+    if !(0.0..max_serial(date1904)).contains(&value) {
         return super::plain_number(value);
     }
     let toks = &section.tokens;
