@@ -85,8 +85,9 @@ fn level_index(name: &[u8]) -> Option<usize> {
 
 /// Gives the paragraphs of a body placeholder what their shape's, layout's and master's list
 /// styles say of their level, nearest first (`styles`), where the paragraph says nothing
-/// itself: the text's left margin, and a bullet of `buNone` (a layout's text placeholder
-/// without bullets, a caption; before, every paragraph of it was a list item). A shape with
+/// itself: the text's left margin, a bullet of `buNone` (a layout's text placeholder
+/// without bullets, a caption; before, every paragraph of it was a list item), and an
+/// automatic number (`buAutoNum`: the paragraph is a numbered item). A shape with
 /// no bullet anywhere whose unmarked paragraphs stand on two or more levels keeps those as a
 /// list: the indentation is an outline (pandoc writes lists into a caption placeholder so);
 /// so does a shape where other paragraphs carry a `buNone` of their own.
@@ -113,6 +114,11 @@ pub fn inherit_levels(paras: &mut [Para], styles: &[&Levels]) {
             && inherited(p) == Some(Bullet::None)
         {
             p.bullet = Bullet::None;
+        }
+        // an automatic number the styles give the level (a quiz template's master numbers
+        // its answers A., B., C.) makes the paragraph a numbered item, as PowerPoint shows it
+        if p.bullet == Bullet::Inherit && inherited(p) == Some(Bullet::Number) {
+            p.bullet = Bullet::Number;
         }
         if p.margin.is_none() {
             let level = usize::from(p.level).min(8);

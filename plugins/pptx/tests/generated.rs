@@ -865,3 +865,45 @@ fn a_text_box_holding_only_a_slide_number_field_is_furniture() {
     );
     assert_eq!(text_of(&doc.parts[0].notes), ["Speak slowly"]);
 }
+
+#[test]
+fn a_numbering_the_masters_body_style_gives_makes_a_numbered_list() {
+    // A quiz template: the master's body style numbers every level (`buAutoNum`), the
+    // slides' answer paragraphs say nothing of bullets. PowerPoint shows A., B., C.: a
+    // numbered list, not bullets. A paragraph that says `buNone` itself stays text.
+    let body = r#"<a:p><a:pPr><a:buNone/></a:pPr><a:r><a:t>Pick one.</a:t></a:r></a:p>"#.to_owned()
+        + &para("First answer")
+        + &para("Second answer");
+    let s = slide(
+        &(sp(Some("title"), 0, 0, &para("Question"))
+            + &format!(
+                r#"<p:sp><p:nvSpPr><p:cNvPr id="3" name="b"/><p:cNvSpPr/><p:nvPr><p:ph idx="1"/></p:nvPr></p:nvSpPr><p:spPr><a:xfrm><a:off x="0" y="1000"/><a:ext cx="100" cy="100"/></a:xfrm></p:spPr><p:txBody><a:bodyPr/><a:lstStyle/>{body}</p:txBody></p:sp>"#
+            )),
+    );
+    let layout = format!(r#"<p:sldLayout {P}><p:cSld><p:spTree/></p:cSld></p:sldLayout>"#);
+    let master = format!(
+        r#"<p:sldMaster {P}><p:cSld><p:spTree>{}</p:spTree></p:cSld><p:txStyles><p:titleStyle/><p:bodyStyle><a:lvl1pPr marL="342900" indent="-342900"><a:buFont typeface="+mj-lt"/><a:buAutoNum type="alphaUcPeriod"/></a:lvl1pPr></p:bodyStyle></p:txStyles></p:sldMaster>"#,
+        sp(Some("body"), 0, 0, "")
+    );
+    let bytes = deck_with_layout(&s, &layout, &master);
+    let doc = PptxConverter
+        .convert(
+            &Input {
+                bytes: &bytes,
+                file_name: "quiz.pptx",
+                mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+            },
+            &mut Context::new(),
+        )
+        .expect("converts");
+    let blocks = &doc.parts[0].blocks;
+    assert_eq!(
+        text_of(blocks),
+        ["H:Question", "Pick one.", "L2"],
+        "{blocks:#?}"
+    );
+    let Block::List(list) = &blocks[2] else {
+        panic!("list expected")
+    };
+    assert!(list.ordered, "{list:#?}");
+}
