@@ -235,14 +235,10 @@ fn cell_value(data: &Element<'_>, fmt: Option<&NumFmt>, date1904: bool) -> Strin
     }
 }
 
-/// A number with at most 15 significant digits (Excel's precision: `1.1000000000000001` is 1.1).
+/// A number as Excel's General format shows it (`quire_ooxml::numfmt::plain_number`).
 fn general(text: &str) -> Option<String> {
     let x = text.trim().parse::<f64>().ok().filter(|x| x.is_finite())?;
-    let rounded: f64 = format!("{x:.14e}").parse().ok()?;
-    if rounded == rounded.trunc() && rounded.abs() < 1e15 {
-        return Some(format!("{}", rounded as i64));
-    }
-    Some(rounded.to_string())
+    Some(quire_ooxml::numfmt::plain_number(x))
 }
 
 /// The Excel serial number of an `ss:DateTime` value (`yyyy-mm-ddThh:mm:ss.fff`): days since

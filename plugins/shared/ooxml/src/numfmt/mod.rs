@@ -109,9 +109,17 @@ pub fn builtin(id: u32) -> Option<&'static str> {
     })
 }
 
-/// A number as Excel's General format would show it, but never in exponent notation for
-/// ordinary magnitudes: rounded to 15 significant digits (Excel's precision, which removes
-/// binary noise like `0.30000000000000004`), then the shortest text that reads back the same.
+/// A number as Excel's General format shows it, keeping the digits a person typed.
+///
+/// A value whose shortest exact text has more than 15 significant digits was computed (a
+/// quotient, a sum with binary noise): from 0.0001 up to 10^11 it is shown as Excel shows it,
+/// in at most 11 characters besides its sign (as in the CSV Excel writes): nine decimals below
+/// 1 (`0.942857143` for 33/35), else ten significant digits (`39628` for
+/// 39627.999999988424, `285.5714286`); other magnitudes are rounded to 15 significant digits
+/// (Excel's precision, which removes noise like `0.30000000000000004`). A value of 15 digits
+/// or fewer is shown whole, where Excel would cut it to fit 11 characters: `1589036664.03`
+/// (Excel shows `1589036664`) and a 12-digit account number (Excel: `1.23457E+11`) keep
+/// their digits.
 pub fn plain_number(v: f64) -> String {
     if !v.is_finite() {
         return "#NUM!".into();
@@ -125,8 +133,24 @@ pub fn plain_number(v: f64) -> String {
         .format_finite(v)
         .bytes()
         .take_while(|&b| b != b'e')
+        .skip_while(|&b| matches!(b, b'-' | b'0' | b'.'))
         .filter(u8::is_ascii_digit)
         .count();
+    let abs = v.abs();
+    if digits > 15 && (1e-4..1e11).contains(&abs) {
+        let magnitude = abs.log10().floor() as i32;
+        let decimals = if magnitude < 0 {
+            9
+        } else {
+            (9 - magnitude).max(0)
+        } as usize;
+        let mut out = format!("{v:.decimals$}");
+        if out.contains('.') {
+            let kept = out.trim_end_matches('0').trim_end_matches('.').len();
+            out.truncate(kept);
+        }
+        return if out == "-0" { "0".into() } else { out };
+    }
     let rounded: f64 = if digits > 15 {
         format!("{v:.14e}").parse().unwrap_or(v)
     } else {
@@ -536,6 +560,25 @@ mod tests {
         assert_eq!(plain_number(1.5e300), "1.5e300");
     }
 
+    #[test]
+    fn general_shows_computed_values_as_excel_does_and_typed_ones_whole() {
+        // computed values as in Excel's own CSV of SheetJS's and POI's workbooks
+        assert_eq!(plain_number(33.0 / 35.0), "0.942857143");
+        assert_eq!(plain_number(-1.0 / 3.0), "-0.333333333");
+        assert_eq!(plain_number(39627.999999988424), "39628");
+        assert_eq!(plain_number(1999.0 / 7.0), "285.5714286");
+        assert_eq!(plain_number(1.0 / 7777.0), "0.000128584");
+        assert_eq!(plain_number(1e10 / 0.7), "14285714286");
+        assert_eq!(plain_number(0.7 * 3.0), "2.1");
+        // typed values keep their digits where Excel would cut them or turn to exponents
+        assert_eq!(plain_number(1589036664.03), "1589036664.03");
+        assert_eq!(plain_number(0.000123456789), "0.000123456789");
+        assert_eq!(plain_number(0.0001234567890123), "0.0001234567890123");
+        assert_eq!(plain_number(123456789012.0), "123456789012");
+        assert_eq!(plain_number(123456789012.25), "123456789012.25");
+        assert_eq!(plain_number(0.00001234), "0.00001234");
+    }
+
     fn f(code: &str, v: f64) -> String {
         NumFmt::parse(code).format(v, false)
     }
@@ -564,6 +607,12 @@ mod tests {
         assert_eq!(f("# ??/??", 2.14159), "2 1/7");
         assert_eq!(f("# ???/???", std::f64::consts::PI), "3 16/113");
         assert_eq!(f("# ?/8", 1.3), "1 2/8");
+        // fixed denominators with zeros, and as many denominator digits as the format gives
+        // (Excel's CSV of POI's 54686_fraction_formats)
+        assert_eq!(f("# ?/10", -1.05), "-1 1/10");
+        assert_eq!(f("#\\ ??/100", -1.05), "-1 5/100");
+        assert_eq!(f("# ??/20", 0.35), "7/20");
+        assert_eq!(f("# ??/?????????", 4051.0 / 8750153.0), "4051/8750153");
         assert_eq!(f("# ?/?", 5.0), "5");
         assert_eq!(
             f("0\\ \"dollars and\"\\ .00\\ \"cents\"", 19.99),

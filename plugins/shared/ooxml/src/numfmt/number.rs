@@ -272,7 +272,9 @@ fn format_fraction(toks: &[Tok], slash: usize, value: f64) -> String {
     let mut fixed = String::new();
     while den_end < toks.len() {
         match &toks[den_end] {
-            Tok::Digit(_) => den_digits += 1,
+            // a fixed denominator's zeros are digit placeholders to the parser (`?/10`, `?/100`)
+            Tok::Digit(b'0') if !fixed.is_empty() => fixed.push('0'),
+            Tok::Digit(_) if fixed.is_empty() => den_digits += 1,
             Tok::Lit(l)
                 if den_digits == 0
                     && fixed.is_empty()
@@ -294,7 +296,9 @@ fn format_fraction(toks: &[Tok], slash: usize, value: f64) -> String {
         let d = d.max(1);
         ((frac * d as f64).round() as u64, d)
     } else {
-        let max_den = 10u64.pow(den_digits.clamp(1, 4) as u32) - 1;
+        // Excel fills as many denominator digits as the format gives (Tika-1132's `?????????`
+        // shows 4051/8750153)
+        let max_den = 10u64.pow(den_digits.clamp(1, 9) as u32) - 1;
         best_fraction(frac, max_den)
     };
     let mut whole = whole as u64;
