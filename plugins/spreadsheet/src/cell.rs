@@ -67,7 +67,15 @@ pub fn render(data: &Data, fmt: Option<&NumFmt>, date1904: bool, out: &mut Strin
         },
         Data::Bool(b) => out.push_str(if *b { "TRUE" } else { "FALSE" }),
         Data::Error(e) => out.push_str(error_text(e)),
-        Data::DateTimeIso(s) | Data::DurationIso(s) => out.push_str(s),
+        // an ISO date cell (XLSX `t="d"`) shows as its format says, like a serial date
+        Data::DateTimeIso(s) => match fmt
+            .filter(|f| !f.is_general())
+            .zip(quire_ooxml::numfmt::iso_serial(s, date1904))
+        {
+            Some((f, serial)) => out.push_str(&f.format(serial, date1904)),
+            None => out.push_str(s),
+        },
+        Data::DurationIso(s) => out.push_str(s),
         Data::Int(i) => match fmt.filter(|f| !f.is_general()) {
             Some(f) => out.push_str(&f.format(*i as f64, date1904)),
             None => {

@@ -1057,3 +1057,15 @@ fn a_workbook_whose_package_relationships_are_damaged_converts() {
     let doc = convert(&zip(&refs), XLSX, "c.xlsx").expect("converts");
     assert_eq!(rows(&doc, 0)[0], ["1"]);
 }
+
+#[test]
+fn an_iso_date_cell_shows_as_its_format_says() {
+    // XLSX `t="d"` cells hold ISO 8601 text (SheetJS's xlsx-stream-d-date-cell.xlsx); under a
+    // date format they show as a serial date does, without a format as written.
+    let data = r#"<row r="1"><c r="A1" t="d" s="3"><v>2014-02-14T08:27:48.765Z</v></c><c r="B1" s="3"><v>41684.35264774</v></c><c r="C1" t="d"><v>2014-02-14</v></c></row>"#;
+    let doc = convert(&xlsx(&[("S", data.into(), "")], &[]), XLSX, "d.xlsx").expect("converts");
+    let row = &rows(&doc, 0)[0];
+    assert!(!row[1].contains('T'), "{row:?}");
+    assert_eq!(row[0], row[1]);
+    assert_eq!(row[2], "2014-02-14");
+}

@@ -97,6 +97,50 @@ pub fn serial_parts(serial: f64, date1904: bool) -> (u16, u8, u8, u8, u8, u8, u1
     )
 }
 
+/// The Excel serial number of an ISO 8601 date-time (`yyyy-mm-ddThh:mm:ss.fff`, as Excel 2003
+/// XML's `ss:DateTime` and XLSX's `t="d"` cells hold it; a trailing `Z` is read as local time): days since
+/// 1899-12-30 in the 1900 system, counting its phantom 29 February 1900 (so 1900-01-01 is 1 and
+/// a time of day alone, written on 1899-12-31, is its fraction), or since 1904-01-01. Dates
+/// before the first are negative; a date format shows them as Excel does (`########`).
+pub fn iso_serial(text: &str, date1904: bool) -> Option<f64> {
+    let text = text.trim().trim_end_matches('Z');
+    let (date, time) = text.split_once('T').unwrap_or((text, ""));
+    let mut d = date.splitn(3, '-').map(|p| p.parse::<i64>().ok());
+    let (y, m, day) = (d.next()??, d.next()??, d.next()??);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&day) {
+        return None;
+    }
+    let mut days = days_from_civil(y, m, day);
+    if date1904 {
+        days -= days_from_civil(1904, 1, 1);
+    } else {
+        days -= days_from_civil(1899, 12, 30);
+        if days < 61 {
+            days -= 1;
+        }
+    }
+    let mut secs = 0.0;
+    if !time.is_empty() {
+        let mut t = time.splitn(3, ':');
+        let h: f64 = t.next()?.parse().ok()?;
+        let min: f64 = t.next().unwrap_or("0").parse().ok()?;
+        let s: f64 = t.next().unwrap_or("0").parse().ok()?;
+        secs = h * 3600.0 + min * 60.0 + s;
+    }
+    Some(days as f64 + secs / 86_400.0)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 pub(super) fn format_date(section: &Section, value: f64, date1904: bool) -> String {
     // Excel dates run from 1900 to 9999; outside that the serial is shown as a number
     if !(0.0..max_serial(date1904)).contains(&value) {
@@ -199,4 +243,21 @@ pub(super) fn format_date(section: &Section, value: f64, date1904: bool) -> Stri
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_serials_count_as_excel_does() {
+        assert_eq!(iso_serial("1900-01-01T00:00:00.000", false), Some(1.0));
+        assert_eq!(iso_serial("1900-02-28T00:00:00.000", false), Some(59.0));
+        assert_eq!(iso_serial("1900-03-01T00:00:00.000", false), Some(61.0));
+        assert_eq!(iso_serial("1998-08-01T00:00:00.000", false), Some(36_008.0));
+        assert_eq!(iso_serial("1899-12-31T06:00:00.000", false), Some(0.25));
+        assert_eq!(iso_serial("1904-01-02T00:00:00", true), Some(1.0));
+        assert_eq!(iso_serial("2016-13-01T00:00:00", false), None);
+        assert_eq!(iso_serial("2014-02-14T12:00:00Z", false), Some(41_684.5));
+    }
 }

@@ -13,7 +13,7 @@ mod date;
 mod number;
 
 use date::format_date;
-pub use date::{max_serial, serial_parts, MAX_SERIAL};
+pub use date::{iso_serial, max_serial, serial_parts, MAX_SERIAL};
 use number::{format_number, render_literals};
 
 #[derive(Debug, Clone)]
