@@ -173,16 +173,19 @@ fn text_of(blocks: &[Block]) -> Vec<String> {
 }
 
 /// The text of the first slide's blocks ([`text_of`]) of a presentation converted as is.
-fn first_slide_text(bytes: &[u8]) -> Vec<String> {
+fn convert_deck(bytes: &[u8]) -> quire_plugin_api::Document {
     let input = Input {
         bytes,
         file_name: "t.pptx",
         mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
     };
-    let doc = PptxConverter
+    PptxConverter
         .convert(&input, &mut Context::new())
-        .expect("converts");
-    text_of(&doc.parts[0].blocks)
+        .expect("converts")
+}
+
+fn first_slide_text(bytes: &[u8]) -> Vec<String> {
+    text_of(&convert_deck(bytes).parts[0].blocks)
 }
 
 #[test]
@@ -851,14 +854,7 @@ fn a_text_box_holding_only_a_slide_number_field_is_furniture() {
             ("ppt/notesSlides/notesSlide1.xml", notes.as_bytes()),
         ],
     );
-    let input = Input {
-        bytes: &bytes,
-        file_name: "t.pptx",
-        mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-    };
-    let doc = PptxConverter
-        .convert(&input, &mut Context::new())
-        .expect("converts");
+    let doc = convert_deck(&bytes);
     assert_eq!(
         text_of(&doc.parts[0].blocks),
         ["Agenda", "See page 2", "5/6/2024"]

@@ -21,14 +21,19 @@ pub fn zip(entries: &[(&str, Vec<u8>)]) -> Vec<u8> {
     w.finish().expect("finish").into_inner()
 }
 
-/// A workbook with the given sheets (name, sheetData inner XML, extra XML after sheetData).
-pub fn xlsx(sheets: &[(&str, String, &str)], shared: &[&str]) -> Vec<u8> {
-    let entries = xlsx_entries(sheets, shared);
+/// A ZIP of parts named by owned strings (as `xlsx_entries` gives them, after editing).
+pub fn zip_parts(entries: &[(String, Vec<u8>)]) -> Vec<u8> {
     let refs: Vec<(&str, Vec<u8>)> = entries
         .iter()
         .map(|(n, d)| (n.as_str(), d.clone()))
         .collect();
     zip(&refs)
+}
+
+/// A workbook with the given sheets (name, sheetData inner XML, extra XML after sheetData).
+pub fn xlsx(sheets: &[(&str, String, &str)], shared: &[&str]) -> Vec<u8> {
+    let entries = xlsx_entries(sheets, shared);
+    zip_parts(&entries)
 }
 
 /// The parts of a workbook, by name.
@@ -389,11 +394,7 @@ fn charts_on_a_sheet_give_their_title_and_cached_data() {
             br#"<cx:chartSpace xmlns:cx="http://schemas.microsoft.com/office/drawing/2014/chartex"><cx:chartData><cx:data id="0"><cx:strDim type="cat"><cx:lvl ptCount="1"><cx:pt idx="0">Mon</cx:pt></cx:lvl></cx:strDim><cx:numDim type="val"><cx:lvl ptCount="1"><cx:pt idx="0">3</cx:pt></cx:lvl></cx:numDim></cx:data></cx:chartData><cx:chart><cx:title><cx:tx><cx:txData><cx:v>Rain histogram</cx:v></cx:txData></cx:tx></cx:title><cx:plotArea><cx:plotAreaRegion><cx:series layoutId="clusteredColumn"><cx:tx><cx:txData><cx:v>Rain</cx:v></cx:txData></cx:tx><cx:dataId val="0"/></cx:series></cx:plotAreaRegion></cx:plotArea></cx:chart></cx:chartSpace>"#.to_vec(),
         ),
     ]);
-    let refs: Vec<(&str, Vec<u8>)> = entries
-        .iter()
-        .map(|(n, d)| (n.as_str(), d.clone()))
-        .collect();
-    let doc = convert(&zip(&refs), XLSX, "w.xlsx").expect("converts");
+    let doc = convert(&zip_parts(&entries), XLSX, "w.xlsx").expect("converts");
     let blocks = &doc.parts[0].blocks;
     assert!(matches!(blocks[0], Block::Grid(_)));
     assert_eq!(
@@ -559,11 +560,8 @@ fn excel4_macro_sheets_are_dropped_not_fatal() {
             *name = "xl/macrosheets/sheet2.xml".into();
         }
     }
-    let refs: Vec<(&str, Vec<u8>)> = entries
-        .iter()
-        .map(|(n, d)| (n.as_str(), d.clone()))
-        .collect();
-    let doc = convert(&zip(&refs), XLSX, "m.xlsm").expect("converts without the macro sheet");
+    let doc =
+        convert(&zip_parts(&entries), XLSX, "m.xlsm").expect("converts without the macro sheet");
     assert_eq!(doc.parts.len(), 1);
     assert_eq!(doc.parts[0].name.as_deref(), Some("Data"));
 }
@@ -584,11 +582,8 @@ fn a_sheet_without_a_part_is_dropped_not_fatal() {
                 .into_bytes();
         }
     }
-    let refs: Vec<(&str, Vec<u8>)> = entries
-        .iter()
-        .map(|(n, d)| (n.as_str(), d.clone()))
-        .collect();
-    let doc = convert(&zip(&refs), XLSX, "l.xlsx").expect("converts without the lost sheets");
+    let doc =
+        convert(&zip_parts(&entries), XLSX, "l.xlsx").expect("converts without the lost sheets");
     assert_eq!(doc.parts.len(), 1);
     assert_eq!(doc.parts[0].name.as_deref(), Some("Data"));
     assert_eq!(rows(&doc, 0), [["1"]]);
@@ -697,11 +692,7 @@ Reply:
             persons.as_bytes().to_vec(),
         ),
     ]);
-    let refs: Vec<(&str, Vec<u8>)> = entries
-        .iter()
-        .map(|(n, d)| (n.as_str(), d.clone()))
-        .collect();
-    let doc = convert(&zip(&refs), XLSX, "c.xlsx").expect("converts");
+    let doc = convert(&zip_parts(&entries), XLSX, "c.xlsx").expect("converts");
     assert_eq!(rows(&doc, 0)[1], ["2024", "310"]);
     let note = |label: &str, text: &str| {
         Block::Paragraph(vec![
@@ -963,11 +954,7 @@ fn an_xlsx_sheet_whose_values_span_more_cells_than_it_declares_fails_before_read
                 .into_bytes();
         }
     }
-    let refs: Vec<(&str, Vec<u8>)> = entries
-        .iter()
-        .map(|(n, d)| (n.as_str(), d.clone()))
-        .collect();
-    let err = convert(&zip(&refs), XLSX, "far.xlsx").expect_err("refused");
+    let err = convert(&zip_parts(&entries), XLSX, "far.xlsx").expect_err("refused");
     assert_eq!(err.kind(), ErrorKind::LimitExceeded, "{err:?}");
     // a formatted row reaching the last column converts
     let styled = r#"<row r="1"><c r="A1"><v>1</v></c><c r="XFD1" s="1"/></row><row r="2"><c r="A2"><v>2</v></c></row>"#;
@@ -1028,11 +1015,7 @@ fn white_space_between_rich_text_runs_is_kept_without_xml_space() {
             .into_bytes();
         }
     }
-    let refs: Vec<(&str, Vec<u8>)> = entries
-        .iter()
-        .map(|(n, d)| (n.as_str(), d.clone()))
-        .collect();
-    let doc = convert(&zip(&refs), XLSX, "r.xlsx").expect("converts");
+    let doc = convert(&zip_parts(&entries), XLSX, "r.xlsx").expect("converts");
     assert_eq!(
         rows(&doc, 0)[0],
         ["Regular Bold", "net of tax", "two  words"]
@@ -1050,11 +1033,7 @@ fn a_workbook_whose_package_relationships_are_damaged_converts() {
             *bytes = b"<?xml version=\"1.0\"?>\nCORRUPTED".to_vec();
         }
     }
-    let refs: Vec<(&str, Vec<u8>)> = entries
-        .iter()
-        .map(|(n, d)| (n.as_str(), d.clone()))
-        .collect();
-    let doc = convert(&zip(&refs), XLSX, "c.xlsx").expect("converts");
+    let doc = convert(&zip_parts(&entries), XLSX, "c.xlsx").expect("converts");
     assert_eq!(rows(&doc, 0)[0], ["1"]);
 }
 
