@@ -63,10 +63,10 @@ pub fn convert(bytes: &[u8], kind: Kind, ctx: &mut Context<'_>) -> Result<Docume
             let pre = xlsx::prepass(bytes, &limits)?;
             doc.metadata = pre.metadata.clone();
             let preserved;
-            let bytes = if pre.unpreserved.is_empty() {
+            let bytes = if pre.preserved.is_empty() {
                 bytes
             } else {
-                preserved = xlsx::with_preserved_space(bytes, &limits, &pre.unpreserved)?;
+                preserved = xlsx::with_preserved_space(bytes, &limits, &pre.preserved)?;
                 preserved.as_slice()
             };
             let rebuilt: Vec<u8>;

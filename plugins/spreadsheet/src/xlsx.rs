@@ -46,9 +46,9 @@ pub struct Prepass {
     /// By sheet name.
     pub sheets: HashMap<String, SheetFormats>,
     pub metadata: Metadata,
-    /// The parts (shared strings, sheets) whose text elements lose white space to calamine
-    /// ([`unpreserved_space`]).
-    pub unpreserved: Vec<String>,
+    /// The parts (shared strings, sheets) whose text elements would lose white space to
+    /// calamine ([`unpreserved_space`]), each with `xml:space="preserve"` added.
+    pub preserved: Vec<(String, Vec<u8>)>,
 }
 
 pub fn prepass(bytes: &[u8], limits: &Limits) -> Result<Prepass> {
@@ -126,11 +126,8 @@ pub fn prepass(bytes: &[u8], limits: &Limits) -> Result<Prepass> {
     // shared strings are read by calamine; reading them here enforces the inflation limits
     for r in rels.values().filter(|r| r.kind == "sharedStrings") {
         let target = r.target.clone();
-        if zip
-            .read(&target)?
-            .is_some_and(|xml| unpreserved_space(&xml))
-        {
-            out.unpreserved.push(target);
+        if let Some(xml) = zip.read(&target)?.filter(|xml| unpreserved_space(xml)) {
+            out.preserved.push((target, preserve_space(&xml)));
         }
     }
     let persons = comments::persons(&mut zip, &rels);
@@ -141,8 +138,10 @@ pub fn prepass(bytes: &[u8], limits: &Limits) -> Result<Prepass> {
             continue;
         };
         let (cells, merges) = scan_sheet(&xml, &xf_formats, limits, &name)?;
-        if unpreserved_space(&xml) {
-            out.unpreserved.push(target.clone());
+        // a sheet's text elements are its inline strings' (`<is>`); most sheets have none
+        let inline = memchr::memmem::find(&xml, b"is>").is_some();
+        if inline && unpreserved_space(&xml) {
+            out.preserved.push((target.clone(), preserve_space(&xml)));
         }
         drop(xml);
         // one read of the sheet's relationships for its charts and its comments
@@ -245,19 +244,17 @@ const ROOT_RELATIONSHIPS: &str = concat!(
     r#"</Relationships>"#
 );
 
-/// The package with white space kept in the text elements of the `parts` named: calamine
-/// (0.36 and later) trims a `<t>` that does not say `xml:space="preserve"`, and writers that
-/// read the element as it is leave the attribute out (LibreOffice wrote the rich-text runs
-/// `Regular ` and `Bold` so, which calamine joined as `RegularBold`).
-pub fn with_preserved_space(bytes: &[u8], limits: &Limits, parts: &[String]) -> Result<Vec<u8>> {
+/// The package with the pre-pass's `preserved` parts in place: calamine (0.36 and later)
+/// trims a `<t>` that does not say `xml:space="preserve"`, and writers that read the element
+/// as it is leave the attribute out (LibreOffice wrote the rich-text runs `Regular ` and
+/// `Bold` so, which calamine joined as `RegularBold`).
+pub fn with_preserved_space(
+    bytes: &[u8],
+    limits: &Limits,
+    preserved: &[(String, Vec<u8>)],
+) -> Result<Vec<u8>> {
     let mut zip = SafeZip::open(bytes, limits, "Excel workbook")?;
-    let mut edited = Vec::with_capacity(parts.len());
-    for part in parts {
-        if let Some(xml) = zip.read(part)? {
-            edited.push((part.clone(), preserve_space(&xml)));
-        }
-    }
-    rebuilt_with_parts(&mut zip, &edited)
+    rebuilt_with_parts(&mut zip, preserved)
 }
 
 /// The start tags of the `<t>` elements of a part with their text: for each, the index of

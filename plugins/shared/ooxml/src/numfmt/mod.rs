@@ -109,6 +109,16 @@ pub fn builtin(id: u32) -> Option<&'static str> {
     })
 }
 
+/// A decimal's text without the zeros ending its fraction (and its point, when nothing is
+/// left after it).
+fn without_trailing_zeros(mut text: String) -> String {
+    if text.contains('.') {
+        let kept = text.trim_end_matches('0').trim_end_matches('.').len();
+        text.truncate(kept);
+    }
+    text
+}
+
 /// A number as Excel's General format shows it, keeping the digits a person typed.
 ///
 /// A value whose shortest exact text has more than 15 significant digits was computed (a
@@ -144,11 +154,7 @@ pub fn plain_number(v: f64) -> String {
         } else {
             (9 - magnitude).max(0)
         } as usize;
-        let mut out = format!("{v:.decimals$}");
-        if out.contains('.') {
-            let kept = out.trim_end_matches('0').trim_end_matches('.').len();
-            out.truncate(kept);
-        }
+        let out = without_trailing_zeros(format!("{v:.decimals$}"));
         return if out == "-0" { "0".into() } else { out };
     }
     let rounded: f64 = if digits > 15 {
@@ -163,16 +169,7 @@ pub fn plain_number(v: f64) -> String {
     let abs = rounded.abs();
     if (1e-9..1e21).contains(&abs) {
         // expand exponent notation into plain digits
-        let mut out = format!("{rounded:.20}");
-        if out.contains('.') {
-            while out.ends_with('0') {
-                out.pop();
-            }
-            if out.ends_with('.') {
-                out.pop();
-            }
-        }
-        return out;
+        return without_trailing_zeros(format!("{rounded:.20}"));
     }
     s.to_owned()
 }
