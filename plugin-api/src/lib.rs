@@ -24,6 +24,7 @@ pub mod model;
 mod options;
 pub mod pixels;
 mod plugin;
+pub mod tables;
 pub mod text;
 
 pub use config::{ImageRules, OcrConfig, PluginConfig};

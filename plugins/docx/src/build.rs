@@ -22,6 +22,7 @@
 use crate::body::{CellIr, Item, Para, TableIr, VMerge};
 use crate::numbering::{Label, LabelKind, Numbering};
 use crate::styles::Styles;
+use quire_plugin_api::tables::split_joined;
 use quire_plugin_api::{lists, Block, Cell, Inline, List, ListItem, Table};
 
 pub(crate) struct Builder<'a> {
@@ -265,7 +266,8 @@ impl Builder<'_> {
                     lists.flush(&mut out);
                     let table = self.table(t);
                     if !table.rows.is_empty() {
-                        out.push(Block::Table(table));
+                        // tables Word or LibreOffice joined, parted again
+                        out.extend(split_joined(table).into_iter().map(Block::Table));
                     }
                 }
                 Item::Chart(chart) => {

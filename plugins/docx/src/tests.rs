@@ -337,6 +337,53 @@ fn list_continue_paragraphs_stay_in_their_item() {
 }
 
 #[test]
+fn tables_word_joined_part_again() {
+    // Two tables with nothing between them, saved again by LibreOffice: one table on a grid of
+    // both tables' column edges, each row spanning its own table's columns.
+    let tc = |span: u32, text: &str| {
+        format!(
+            r#"<w:tc><w:tcPr><w:gridSpan w:val="{span}"/></w:tcPr><w:p><w:r><w:t>{text}</w:t></w:r></w:p></w:tc>"#
+        )
+    };
+    let three = format!("<w:tr>{}{}{}</w:tr>", tc(2, "a"), tc(2, "b"), tc(2, "c"));
+    let four = format!(
+        "<w:tr>{}{}{}{}</w:tr>",
+        tc(1, "w"),
+        tc(2, "x"),
+        tc(2, "y"),
+        tc(1, "z")
+    );
+    let body = format!(
+        "<w:tbl><w:tblGrid>{}</w:tblGrid>{three}{three}{three}{four}{four}</w:tbl>{}",
+        "<w:gridCol/>".repeat(6),
+        p("after")
+    );
+    let doc = run(&docx(&body, &[]));
+    let tables: Vec<Vec<Vec<(String, u32)>>> = blocks(&doc)
+        .iter()
+        .filter_map(|b| match b {
+            Block::Table(t) => Some(
+                t.rows
+                    .iter()
+                    .map(|r| r.iter().map(|c| (plain(&c.content), c.colspan)).collect())
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .collect();
+    let row = |cells: &[&str]| -> Vec<(String, u32)> {
+        cells.iter().map(|c| (c.to_string(), 1)).collect()
+    };
+    assert_eq!(
+        tables,
+        [
+            vec![row(&["a", "b", "c"]); 3],
+            vec![row(&["w", "x", "y", "z"]); 2]
+        ]
+    );
+}
+
+#[test]
 fn tables_with_merges_headers_and_nested_tables() {
     let body = r#"<w:tbl><w:tblPr/><w:tblGrid><w:gridCol/><w:gridCol/><w:gridCol/></w:tblGrid>
 <w:tr><w:trPr><w:tblHeader/></w:trPr><w:tc><w:tcPr><w:gridSpan w:val="2"/></w:tcPr><w:p><w:r><w:t>AB</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>C</w:t></w:r></w:p></w:tc></w:tr>

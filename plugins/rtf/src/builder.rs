@@ -5,6 +5,7 @@
 //! in a table or a list) — so blocks are decided when a paragraph ends, from the paragraph
 //! properties in force at that moment.
 
+use quire_plugin_api::tables::split_joined;
 use quire_plugin_api::{lists, Block, Cell, Image, Inline, List, ListItem, Style, Table};
 
 /// Paragraph properties that matter for structure.
@@ -420,10 +421,13 @@ impl Flow {
                 have += 1;
             }
         }
-        self.blocks.push(Block::Table(Table {
+        // tables Word or LibreOffice joined, parted again
+        let table = Table {
             header_rows: std::mem::take(&mut self.header_rows),
             rows,
-        }));
+        };
+        self.blocks
+            .extend(split_joined(table).into_iter().map(Block::Table));
     }
 
     /// The nesting depth of a list paragraph, from the open levels above it.

@@ -412,3 +412,22 @@ fn a_further_paragraph_between_numbered_items_keeps_one_list() {
         [Block::text("Two"), Block::text("More of two.")]
     );
 }
+
+#[test]
+fn tables_libreoffice_joined_part_again() {
+    // A three-column table and a four-column one with no paragraph between, as LibreOffice
+    // writes them: one run of rows whose right edges cross.
+    let three = r"\trowd\cellx2880\cellx5760\cellx8640\pard\intbl a\cell b\cell c\cell\row";
+    let four = r"\trowd\cellx2160\cellx4320\cellx6480\cellx8640\pard\intbl w\cell x\cell y\cell z\cell\row";
+    let b = blocks(&format!(
+        "{{\\rtf1 {three}\n{three}\n{four}\n{four}\n{four}\n\\pard after\\par}}"
+    ));
+    let widths: Vec<Vec<usize>> = b
+        .iter()
+        .filter_map(|b| match b {
+            Block::Table(t) => Some(t.rows.iter().map(Vec::len).collect()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(widths, [vec![3, 3], vec![4, 4, 4]]);
+}

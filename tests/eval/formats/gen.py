@@ -9,7 +9,8 @@ Content is pseudo-English from a seeded generator with some accented, Greek and 
 numbers, so a decoding or escaping fault shows. Writers: python-docx (DOCX), python-pptx (PPTX),
 openpyxl (XLSX), and Markdown, HTML, CSV, JSON and XML written here. With --libreoffice (and
 `soffice` on PATH) LibreOffice also re-saves some of them: DOCX -> ODT -> DOCX, DOCX -> RTF,
-PPTX -> ODP -> PPTX and XLSX -> ODS, so files written by another producer are scored too.
+PPTX -> ODP -> PPTX, XLSX -> ODS and XLSX -> XLS (BIFF8), so files written by another producer
+are scored too.
 
 --mode simple writes only the documents above; rich (see rich.py) gives every document the
 long-tail features of its format (inline formatting across runs, three-level and restarting
@@ -464,7 +465,8 @@ def libreoffice(out: str, made: list[str]) -> None:
         print("gen: soffice not found; LibreOffice round trips skipped")
         return
     plan = [("docx", "odt", "docx", "lo-docx"), ("docx", "rtf", None, "lo-rtf"),
-            ("pptx", "odp", "pptx", "lo-pptx"), ("xlsx", "ods", None, "lo-ods")]
+            ("pptx", "odp", "pptx", "lo-pptx"), ("xlsx", "ods", None, "lo-ods"),
+            ("xlsx", "xls", None, "lo-xls")]
     with tempfile.TemporaryDirectory() as tmp:
         profile = f"-env:UserInstallation=file://{tmp}/profile"
         for src_ext, mid, back, tag in plan:
