@@ -7,11 +7,14 @@
 //! the rows of one table are padded with the other's empty columns.
 //!
 //! [`split_joined`] finds such tables by their rows: consecutive rows whose cells share the
-//! same column edges form a band. A band of two rows or more whose edges cross those of the
-//! two or more rows above it (since the table's start or the last such band), neither set a
-//! subset of the other as a title row's, a total row's or a short last row's are, starts a
-//! table of its own, unless a vertical merge reaches across. Each part is written on a grid
-//! of its own edges.
+//! same column edges form a band. A band of two rows or more starts a table of its own when
+//! its edges cross those of the two or more rows above it (since the table's start or the
+//! last such band): neither set is a subset of the other. A coarser or finer band keeps the
+//! table whole: a title row, total rows, a summary block or a short last row have edges that
+//! are a subset of the body's, and so does a two-column table joined to a four-column one of
+//! the same width, which is left joined (in an estimate, totals merged over the item columns
+//! sit under the columns they total). A vertical merge across the seam keeps it whole too.
+//! Each part is written on a grid of its own edges.
 
 use crate::model::{Cell, Table};
 use std::collections::BTreeSet;
@@ -98,18 +101,15 @@ pub fn split_joined(table: Table) -> Vec<Table> {
     let mut part_rows = 0usize;
     for &(start, end) in &bands {
         let edges = &layout.edges[start];
-        if part_rows >= 2
-            && end - start >= 2
-            && layout.cut_after[start - 1]
-            && !edges.is_subset(&part_edges)
-            && !part_edges.is_subset(edges)
-        {
+        let rows = end - start;
+        let crossing = !edges.is_subset(&part_edges) && !part_edges.is_subset(edges);
+        if part_rows >= 2 && rows >= 2 && layout.cut_after[start - 1] && crossing {
             cuts.push(start);
             part_edges = edges.clone();
-            part_rows = end - start;
+            part_rows = rows;
         } else {
             part_edges.extend(edges.iter().copied());
-            part_rows += end - start;
+            part_rows += rows;
         }
     }
     if cuts.is_empty() {
@@ -214,6 +214,21 @@ mod tests {
             ],
         };
         assert_eq!(split_joined(t.clone()), vec![t]);
+    }
+
+    #[test]
+    fn a_block_of_coarser_columns_stays_with_the_table() {
+        // totals merged over the item columns: three rows or more of them are no new table
+        let four = || vec![cell("a", 1), cell("b", 1), cell("c", 1), cell("d", 1)];
+        let two = || vec![cell("total", 2), cell("9", 2)];
+        let t = Table {
+            header_rows: 1,
+            rows: vec![four(), four(), four(), two(), two(), two()],
+        };
+        assert_eq!(split_joined(t.clone()), vec![t.clone()]);
+        let mut back = t;
+        back.rows.reverse();
+        assert_eq!(split_joined(back.clone()), vec![back]);
     }
 
     #[test]

@@ -312,7 +312,12 @@ impl<'w> Writer<'w> {
         match block {
             Block::Heading { level, content } => {
                 let mut s = String::new();
-                self.inlines(content, &mut s, Context::Heading, false);
+                // a heading shows bold already: bold over all its text is no emphasis
+                if all_bold(content) {
+                    self.inlines(&without_bold(content), &mut s, Context::Heading, false);
+                } else {
+                    self.inlines(content, &mut s, Context::Heading, false);
+                }
                 if s.trim().is_empty() {
                     return;
                 }
@@ -1200,6 +1205,47 @@ fn longest_run(text: &str, c: char) -> usize {
     best
 }
 
+/// Whether every word of `content` is bold (and it has words).
+fn all_bold(content: &[Inline]) -> bool {
+    fn walk(content: &[Inline], seen: &mut bool) -> bool {
+        content.iter().all(|i| match i {
+            Inline::Text { text, style } => {
+                let blank = text.trim().is_empty();
+                *seen |= !blank;
+                blank || style.bold
+            }
+            Inline::Link(link) => walk(&link.content, seen),
+            Inline::Lines { text } => text.trim().is_empty(),
+            Inline::Code(_) | Inline::Math { .. } => false,
+            Inline::Break | Inline::Image(_) | Inline::NoteRef(_) => true,
+        })
+    }
+    let mut seen = false;
+    walk(content, &mut seen) && seen
+}
+
+/// `content` with its bold taken off.
+fn without_bold(content: &[Inline]) -> Vec<Inline> {
+    content
+        .iter()
+        .map(|i| match i {
+            Inline::Text { text, style } => Inline::Text {
+                text: text.clone(),
+                style: Style {
+                    bold: false,
+                    ..*style
+                },
+            },
+            Inline::Link(link) => {
+                let mut link = link.clone();
+                link.content = without_bold(&link.content);
+                Inline::Link(link)
+            }
+            other => other.clone(),
+        })
+        .collect()
+}
+
 /// A position of a table laid onto a grid: a cell's own, one its merged cell covers (and
 /// whether in the merged cell's first column, below it), or none.
 #[derive(Clone, Copy)]
@@ -1347,6 +1393,35 @@ mod tests {
             &doc(DocumentKind::Flowing, section(blocks)),
             ImageMode::DataUri,
         )
+    }
+
+    #[test]
+    fn a_heading_bold_throughout_is_written_without_bold() {
+        let heading = |content| Block::Heading { level: 2, content };
+        let bold_link = Inline::link(
+            "https://x.org",
+            None,
+            vec![Inline::styled("link", Style::BOLD)],
+        );
+        let italic_bold = Style {
+            italic: true,
+            ..Style::BOLD
+        };
+        assert_eq!(
+            md(vec![
+                heading(vec![
+                    Inline::styled("All ", Style::BOLD),
+                    Inline::styled("bold", italic_bold),
+                    Inline::plain(" "),
+                    bold_link,
+                ]),
+                heading(vec![
+                    Inline::styled("Some", Style::BOLD),
+                    Inline::plain(" plain"),
+                ]),
+            ]),
+            "## All *bold* [link](https://x.org)\n\n## **Some** plain\n"
+        );
     }
 
     /// A sink that keeps each write apart.

@@ -264,7 +264,10 @@ impl Flow {
                 .rfind(|i| !i.continuation)
                 .is_some_and(|last| last.level == level && last.ordered != ordered && level == 0)
             {
+                // the new list starts open at this item, for the items nested under it
+                let this = self.path.pop();
                 self.finish_list();
+                self.path.extend(this);
             }
             self.items.push(PendingItem {
                 level,

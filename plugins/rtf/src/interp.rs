@@ -52,6 +52,9 @@ const DEFAULT_SIZE: i32 = 24;
 struct State {
     dest: Dest,
     style: Style,
+    /// `\ul` and its kinds: emphasis in Markdown, as in DOCX, except in a field's result
+    /// (a hyperlink's underline is the link's look).
+    underline: bool,
     hidden: bool,
     uc: u32,
     font: Option<i32>,
@@ -75,6 +78,7 @@ impl Default for State {
         State {
             dest: Dest::Body,
             style: Style::PLAIN,
+            underline: false,
             hidden: false,
             uc: 1,
             font: None,
@@ -368,7 +372,8 @@ impl<'a, 'c> Interp<'a, 'c> {
         match self.cur.dest {
             Dest::Body => {
                 if !self.cur.hidden {
-                    let (style, size) = (self.cur.style, self.cur.size);
+                    let (mut style, size) = (self.cur.style, self.cur.size);
+                    style.italic |= self.cur.underline && self.cur.field.is_none();
                     let flow = self.flow();
                     flow.look(s, size, style.bold);
                     flow.text(s, style);

@@ -431,3 +431,62 @@ fn tables_libreoffice_joined_part_again() {
         .collect();
     assert_eq!(widths, [vec![3, 3], vec![4, 4, 4]]);
 }
+
+#[test]
+fn underline_reads_as_emphasis_except_on_links() {
+    let b = blocks(
+        r#"{\rtf1 plain {\ul under}\ulnone  x {\field{\*\fldinst HYPERLINK "http://x.org"}{\fldrslt {\ul\ulc0 link}}} \uldb\ulc0 more\ul0  end\par}"#,
+    );
+    let Block::Paragraph(p) = &b[0] else {
+        panic!("{b:?}")
+    };
+    let italic: Vec<(String, bool)> = p
+        .iter()
+        .flat_map(|i| match i {
+            Inline::Text { text, style } => vec![(text.trim().to_owned(), style.italic)],
+            Inline::Link(link) => link
+                .content
+                .iter()
+                .filter_map(|c| match c {
+                    Inline::Text { text, style } => Some((text.trim().to_owned(), style.italic)),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        })
+        .filter(|(t, _)| !t.is_empty())
+        .collect();
+    let of = |w: &str| italic.iter().find(|(t, _)| t == w).map(|(_, i)| *i);
+    assert_eq!(
+        (of("under"), of("link"), of("more"), of("end")),
+        (Some(true), Some(false), Some(true), Some(false)),
+        "{italic:?}"
+    );
+}
+
+#[test]
+fn a_bulleted_list_after_a_numbered_one_nests_its_items() {
+    // LibreOffice gives each level a list of its own, nested by indent.
+    let item = |marker: &str, ls: u32, li: u32, text: &str| {
+        format!(
+            r"\pard\plain {{\listtext\pard\plain {marker}\tab}}\ilvl0\ls{ls} \li{li}\fi-360 {text}\par"
+        )
+    };
+    let bullet = r"\u61623\'3f";
+    let rtf = format!(
+        "{{\\rtf1\\ansi {}\n{}\n{}\n{}\n}}",
+        item("5.", 4, 360, "five"),
+        item(bullet, 1, 360, "top"),
+        item(bullet, 2, 720, "middle"),
+        item(bullet, 3, 1080, "deep"),
+    );
+    let b = blocks(&rtf);
+    let [Block::List(numbered), Block::List(bullets)] = b.as_slice() else {
+        panic!("{b:?}")
+    };
+    assert!(numbered.ordered && !bullets.ordered);
+    let Block::List(middle) = &bullets.items[0].blocks[1] else {
+        panic!("{bullets:?}")
+    };
+    assert!(matches!(&middle.items[0].blocks[1], Block::List(deep) if deep.items.len() == 1));
+}

@@ -181,9 +181,15 @@ impl Interp<'_, '_> {
             b"b" => self.cur.style.bold = on,
             b"i" => self.cur.style.italic = on,
             b"strike" | b"striked" => self.cur.style.strike = on,
+            // every kind of underline; `\ulc` is its colour
+            b"ul" | b"uld" | b"uldash" | b"uldashd" | b"uldashdd" | b"uldb" | b"ulhwave"
+            | b"ulldash" | b"ulth" | b"ulthd" | b"ulthdash" | b"ulthdashd" | b"ulthdashdd"
+            | b"ulthldash" | b"ululdbwave" | b"ulw" | b"ulwave" => self.cur.underline = on,
+            b"ulnone" => self.cur.underline = false,
             b"plain" => {
                 // Character formatting back to defaults, the font included (\deff).
                 self.cur.style = Style::PLAIN;
+                self.cur.underline = false;
                 self.cur.hidden = false;
                 self.cur.font = None;
                 self.cur.size = super::DEFAULT_SIZE;
