@@ -381,9 +381,16 @@ def judge(typ: str, data: bytes) -> str:
         return "valid"
     if typ == "ods":
         try:
-            zipfile.ZipFile(io.BytesIO(data)).read("content.xml")
+            z = zipfile.ZipFile(io.BytesIO(data))
+            z.read("content.xml")
         except Exception:
             return "invalid: no readable content.xml"
+        try:
+            manifest = z.read("META-INF/manifest.xml")
+        except Exception:
+            manifest = b""
+        if b"encryption-data" in manifest:
+            return "invalid: encrypted package (the manifest gives its parts' encryption)"
         return "valid"
     if typ == "xls":
         if data[:8] != b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
