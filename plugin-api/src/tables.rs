@@ -28,7 +28,12 @@ struct Layout {
     cut_after: Vec<bool>,
 }
 
-fn layout(rows: &[Vec<Cell>]) -> Layout {
+/// Grid columns beyond which a table is left as it is (a joined table is a page wide; this
+/// bounds the work a hostile table can ask for).
+const MAX_GRID_COLUMNS: usize = 1024;
+
+/// `None` when the grid is wider than [`MAX_GRID_COLUMNS`].
+fn layout(rows: &[Vec<Cell>]) -> Option<Layout> {
     // per grid column: the row a vertical merge over it ends before, and its edges
     let mut covered: Vec<(usize, usize, usize)> = Vec::new();
     let mut reach = 0usize;
@@ -51,13 +56,19 @@ fn layout(rows: &[Vec<Cell>]) -> Layout {
             }
             let Some(cell) = cells.next() else {
                 // merges from above beyond the row's last cell
-                if covered[col.min(covered.len())..].iter().all(|c| c.0 <= r) {
-                    break;
+                match covered
+                    .get(col..)
+                    .and_then(|c| c.iter().position(|c| c.0 > r))
+                {
+                    Some(k) if reach > r => col += k,
+                    _ => break,
                 }
-                col += 1;
                 continue;
             };
             let end = col + cell.colspan.clamp(1, 1000) as usize;
+            if end > MAX_GRID_COLUMNS {
+                return None;
+            }
             edges.insert(col);
             edges.insert(end);
             own.push((col, end));
@@ -77,7 +88,7 @@ fn layout(rows: &[Vec<Cell>]) -> Layout {
         out.cells.push(own);
         out.cut_after.push(reach <= r + 1);
     }
-    out
+    Some(out)
 }
 
 /// `table` as the tables a word processor joined into it (see the module's description), or
@@ -86,7 +97,9 @@ pub fn split_joined(table: Table) -> Vec<Table> {
     if table.rows.len() < 4 {
         return vec![table];
     }
-    let layout = layout(&table.rows);
+    let Some(layout) = layout(&table.rows) else {
+        return vec![table];
+    };
     // bands: maximal runs of rows with the same edges, as (first row, end row)
     let mut bands: Vec<(usize, usize)> = Vec::new();
     for r in 0..table.rows.len() {
@@ -229,6 +242,14 @@ mod tests {
         let mut back = t;
         back.rows.reverse();
         assert_eq!(split_joined(back.clone()), vec![back]);
+    }
+
+    #[test]
+    fn a_grid_wider_than_the_bound_is_left_as_it_is() {
+        let wide = || vec![cell("a", 1000), cell("b", 1000)];
+        let mut t = joined();
+        t.rows.extend([wide(), wide()]);
+        assert_eq!(split_joined(t.clone()), vec![t]);
     }
 
     #[test]
