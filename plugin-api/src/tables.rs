@@ -19,104 +19,149 @@
 use crate::model::{Cell, Table};
 use std::collections::BTreeSet;
 
-/// The rows of `table` placed on its grid: per row, the column edges of its cells (those
-/// merged down into it from above included) and the grid columns `(start, end)` of its own
-/// cells; and after which rows no vertical merge reaches into the next row.
-struct Layout {
-    edges: Vec<BTreeSet<usize>>,
-    cells: Vec<Vec<(usize, usize)>>,
-    cut_after: Vec<bool>,
-}
-
-/// Grid columns beyond which a table is left as it is (a joined table is a page wide; this
-/// bounds the work a hostile table can ask for).
+/// A table with a row wider than this many grid columns is left as it is (a joined table is
+/// a page wide; this bounds the work a hostile table can ask for).
 const MAX_GRID_COLUMNS: usize = 1024;
 
-/// `None` when the grid is wider than [`MAX_GRID_COLUMNS`].
-fn layout(rows: &[Vec<Cell>]) -> Option<Layout> {
-    // per grid column: the row a vertical merge over it ends before, and its edges
-    let mut covered: Vec<(usize, usize, usize)> = Vec::new();
-    let mut reach = 0usize;
-    let mut out = Layout {
-        edges: Vec::with_capacity(rows.len()),
-        cells: Vec::with_capacity(rows.len()),
-        cut_after: Vec::with_capacity(rows.len()),
+/// Per row of `grid` ([`flatten_spans`]): the column edges of its cells (those merged down
+/// into it from above included; a run of empty positions is one gap, and the empty ones
+/// that pad it to the grid's width are none) and the grid columns `(start, end)` of its own
+/// cells.
+fn edges_and_cells(row: &[Slot<'_>]) -> (BTreeSet<usize>, Vec<(usize, usize)>) {
+    let same = |a: &Slot<'_>, b: &Slot<'_>| match (a, b) {
+        (Slot::Empty, Slot::Empty) => true,
+        (Slot::Origin(x) | Slot::Covered(x, _), Slot::Origin(y) | Slot::Covered(y, _)) => {
+            std::ptr::eq(*x, *y)
+        }
+        _ => false,
     };
-    for (r, row) in rows.iter().enumerate() {
-        let mut edges = BTreeSet::new();
-        let mut own = Vec::with_capacity(row.len());
-        let mut col = 0usize;
+    let used = row
+        .iter()
+        .rposition(|s| !matches!(s, Slot::Empty))
+        .map_or(0, |p| p + 1);
+    let (mut edges, mut own) = (BTreeSet::new(), Vec::new());
+    let mut start = 0;
+    for end in 1..=used {
+        if end == used || !same(&row[end - 1], &row[end]) {
+            edges.insert(start);
+            edges.insert(end);
+            if matches!(row[start], Slot::Origin(_)) {
+                own.push((start, end));
+            }
+            start = end;
+        }
+    }
+    (edges, own)
+}
+
+/// A position of a table laid onto a grid: a cell's own, one its merged cell covers (and
+/// whether in the merged cell's first column, below it), or none.
+#[derive(Clone, Copy)]
+pub enum Slot<'a> {
+    Empty,
+    Origin(&'a Cell),
+    Covered(&'a Cell, bool),
+}
+
+/// Lays rows with spans onto a rectangular grid: a merged cell stands in its first position
+/// and is named in every other position it covers, for the Markdown writer to repeat where a
+/// reader needs it (the JSON keeps the spans); [`split_joined`] reads the column edges off it.
+pub fn flatten_spans(rows: &[Vec<Cell>]) -> Vec<Vec<Slot<'_>>> {
+    let mut grid: Vec<Vec<Slot<'_>>> = Vec::with_capacity(rows.len());
+    // For each column, how many more rows a rowspan above still covers, and by which cell.
+    let mut pending: Vec<(u32, Option<(&Cell, bool)>)> = Vec::new();
+    for row in rows {
+        let mut out: Vec<Slot<'_>> = Vec::new();
+        let mut col = 0;
         let mut cells = row.iter();
         loop {
-            if let Some(&(_, start, end)) = covered.get(col).filter(|c| c.0 > r) {
-                edges.insert(start);
-                edges.insert(end);
-                col = end.max(col + 1);
-                continue;
+            while let Some((n @ 1.., above)) = pending.get(col).copied() {
+                pending[col].0 = n - 1;
+                out.push(above.map_or(Slot::Empty, |(c, first)| Slot::Covered(c, first)));
+                col += 1;
             }
-            let Some(cell) = cells.next() else {
-                // merges from above beyond the row's last cell
-                match covered
-                    .get(col..)
-                    .and_then(|c| c.iter().position(|c| c.0 > r))
-                {
-                    Some(k) if reach > r => col += k,
-                    _ => break,
+            let Some(cell) = cells.next() else { break };
+            let span = cell.colspan.clamp(1, 1000) as usize;
+            for k in 0..span {
+                out.push(if k == 0 {
+                    Slot::Origin(cell)
+                } else {
+                    Slot::Covered(cell, false)
+                });
+                if pending.len() <= col + k {
+                    pending.resize(col + k + 1, (0, None));
                 }
-                continue;
-            };
-            let end = col + cell.colspan.clamp(1, 1000) as usize;
-            if end > MAX_GRID_COLUMNS {
-                return None;
+                pending[col + k] = (cell.rowspan.clamp(1, 65_535) - 1, Some((cell, k == 0)));
             }
-            edges.insert(col);
-            edges.insert(end);
-            own.push((col, end));
-            let until = r + cell.rowspan.clamp(1, 65_535) as usize;
-            reach = reach.max(until);
-            if until > r + 1 {
-                if covered.len() < end {
-                    covered.resize(end, (0, 0, 0));
-                }
-                for c in &mut covered[col..end] {
-                    *c = (until, col, end);
-                }
-            }
-            col = end;
+            col += span;
         }
-        out.edges.push(edges);
-        out.cells.push(own);
-        out.cut_after.push(reach <= r + 1);
+        // Columns covered from above beyond the row's last cell.
+        while col < pending.len() {
+            let (n, above) = pending[col];
+            if n > 0 {
+                pending[col].0 = n - 1;
+                out.push(above.map_or(Slot::Empty, |(c, first)| Slot::Covered(c, first)));
+            } else {
+                out.push(Slot::Empty);
+            }
+            col += 1;
+        }
+        grid.push(out);
     }
-    Some(out)
+    // Drop trailing columns where no cell starts in any row.
+    let width = grid
+        .iter()
+        .map(|r| {
+            r.iter()
+                .rposition(|s| matches!(s, Slot::Origin(_)))
+                .map_or(0, |p| p + 1)
+        })
+        .max()
+        .unwrap_or(0);
+    for row in &mut grid {
+        row.resize(width, Slot::Empty);
+    }
+    grid
 }
 
 /// `table` as the tables a word processor joined into it (see the module's description), or
 /// as itself when its rows form one table.
 pub fn split_joined(table: Table) -> Vec<Table> {
-    if table.rows.len() < 4 {
+    let width = |row: &Vec<Cell>| row.iter().map(|c| c.colspan.clamp(1, 1000) as usize).sum();
+    if table.rows.len() < 4 || table.rows.iter().map(width).max() > Some(MAX_GRID_COLUMNS) {
         return vec![table];
     }
-    let Some(layout) = layout(&table.rows) else {
-        return vec![table];
-    };
+    let grid = flatten_spans(&table.rows);
+    let (row_edges, cells): (Vec<_>, Vec<_>) =
+        grid.iter().map(Vec::as_slice).map(edges_and_cells).unzip();
+    // after which rows no vertical merge reaches into the next
+    let mut reach = 0usize;
+    let cut_after: Vec<bool> = (table.rows.iter().enumerate())
+        .map(|(r, row)| {
+            for c in row {
+                reach = reach.max(r + c.rowspan.clamp(1, 65_535) as usize);
+            }
+            reach <= r + 1
+        })
+        .collect();
+    drop(grid);
     // bands: maximal runs of rows with the same edges, as (first row, end row)
     let mut bands: Vec<(usize, usize)> = Vec::new();
     for r in 0..table.rows.len() {
         match bands.last_mut() {
-            Some(b) if layout.edges[b.0] == layout.edges[r] => b.1 = r + 1,
+            Some(b) if row_edges[b.0] == row_edges[r] => b.1 = r + 1,
             _ => bands.push((r, r + 1)),
         }
     }
     // a band starts a new table when its edges cross those of the rows since the last cut
     let mut cuts: Vec<usize> = Vec::new();
-    let mut part_edges = layout.edges[0].clone();
+    let mut part_edges = row_edges[0].clone();
     let mut part_rows = 0usize;
     for &(start, end) in &bands {
-        let edges = &layout.edges[start];
+        let edges = &row_edges[start];
         let rows = end - start;
         let crossing = !edges.is_subset(&part_edges) && !part_edges.is_subset(edges);
-        if part_rows >= 2 && rows >= 2 && layout.cut_after[start - 1] && crossing {
+        if part_rows >= 2 && rows >= 2 && cut_after[start - 1] && crossing {
             cuts.push(start);
             part_edges = edges.clone();
             part_rows = rows;
@@ -131,12 +176,12 @@ pub fn split_joined(table: Table) -> Vec<Table> {
     let mut parts = Vec::with_capacity(cuts.len() + 1);
     let mut rows = table.rows.into_iter();
     let mut start = 0usize;
-    for end in cuts.into_iter().chain([layout.edges.len()]) {
-        let edges: BTreeSet<usize> = layout.edges[start..end].iter().flatten().copied().collect();
+    for end in cuts.into_iter().chain([row_edges.len()]) {
+        let edges: BTreeSet<usize> = row_edges[start..end].iter().flatten().copied().collect();
         let part: Vec<Vec<Cell>> = rows
             .by_ref()
             .take(end - start)
-            .zip(&layout.cells[start..end])
+            .zip(&cells[start..end])
             .map(|(row, own)| {
                 row.into_iter()
                     .zip(own)

@@ -7,9 +7,9 @@
 
 use super::ImageMode;
 use base64::Engine as _;
+use quire_plugin_api::tables::{flatten_spans, Slot};
 use quire_plugin_api::{
-    Block, Cell, Document, DocumentKind, Grid, Image, Inline, Link, List, Part, PartKind, Style,
-    Table,
+    Block, Document, DocumentKind, Grid, Image, Inline, Link, List, Part, PartKind, Style, Table,
 };
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -1246,76 +1246,6 @@ fn without_bold(content: &[Inline]) -> Vec<Inline> {
         .collect()
 }
 
-/// A position of a table laid onto a grid: a cell's own, one its merged cell covers (and
-/// whether in the merged cell's first column, below it), or none.
-#[derive(Clone, Copy)]
-enum Slot<'a> {
-    Empty,
-    Origin(&'a Cell),
-    Covered(&'a Cell, bool),
-}
-
-/// Lays rows with spans onto a rectangular grid: a merged cell stands in its first position
-/// and is named in every other position it covers, for [`Writer::table`] to repeat where a
-/// reader needs it (the JSON keeps the spans).
-fn flatten_spans(rows: &[Vec<Cell>]) -> Vec<Vec<Slot<'_>>> {
-    let mut grid: Vec<Vec<Slot<'_>>> = Vec::with_capacity(rows.len());
-    // For each column, how many more rows a rowspan above still covers, and by which cell.
-    let mut pending: Vec<(u32, Option<(&Cell, bool)>)> = Vec::new();
-    for row in rows {
-        let mut out: Vec<Slot<'_>> = Vec::new();
-        let mut col = 0;
-        let mut cells = row.iter();
-        loop {
-            while let Some((n @ 1.., above)) = pending.get(col).copied() {
-                pending[col].0 = n - 1;
-                out.push(above.map_or(Slot::Empty, |(c, first)| Slot::Covered(c, first)));
-                col += 1;
-            }
-            let Some(cell) = cells.next() else { break };
-            let span = cell.colspan.clamp(1, 1000) as usize;
-            for k in 0..span {
-                out.push(if k == 0 {
-                    Slot::Origin(cell)
-                } else {
-                    Slot::Covered(cell, false)
-                });
-                if pending.len() <= col + k {
-                    pending.resize(col + k + 1, (0, None));
-                }
-                pending[col + k] = (cell.rowspan.clamp(1, 65_535) - 1, Some((cell, k == 0)));
-            }
-            col += span;
-        }
-        // Columns covered from above beyond the row's last cell.
-        while col < pending.len() {
-            let (n, above) = pending[col];
-            if n > 0 {
-                pending[col].0 = n - 1;
-                out.push(above.map_or(Slot::Empty, |(c, first)| Slot::Covered(c, first)));
-            } else {
-                out.push(Slot::Empty);
-            }
-            col += 1;
-        }
-        grid.push(out);
-    }
-    // Drop trailing columns where no cell starts in any row.
-    let width = grid
-        .iter()
-        .map(|r| {
-            r.iter()
-                .rposition(|s| matches!(s, Slot::Origin(_)))
-                .map_or(0, |p| p + 1)
-        })
-        .max()
-        .unwrap_or(0);
-    for row in &mut grid {
-        row.resize(width, Slot::Empty);
-    }
-    grid
-}
-
 /// Writes a [`Grid`] as a pipe table, first row as header. Streams straight into `out`.
 pub fn grid_table(grid: &Grid, out: &mut String) {
     if !grid.is_empty() {
@@ -1369,6 +1299,7 @@ fn push_cell(out: &mut String, cell: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use quire_plugin_api::Cell;
     use quire_plugin_api::{ListItem, Metadata};
 
     fn doc(kind: DocumentKind, parts: Vec<Part>) -> Document {
